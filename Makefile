@@ -1,0 +1,105 @@
+# listkeeper — kubebuilder-style Makefile. `make help` lists the targets.
+
+# Where the tool and test binaries go. Everything under bin/ is ignored by git.
+LOCALBIN ?= $(CURDIR)/bin
+CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
+# The kube-apiserver and etcd that envtest runs, built from pinned Go modules
+# in hack/tools (setup-envtest cannot download binaries here). A
+# KUBEBUILDER_ASSETS that is already set in the environment wins.
+ENVTEST_ASSETS ?= $(LOCALBIN)/k8s
+KUBEBUILDER_ASSETS ?= $(ENVTEST_ASSETS)
+export KUBEBUILDER_ASSETS
+
+GO ?= go
+# Packages whose tests are concurrency-heavy run under the race detector.
+RACE_PKGS ?= ./internal/... ./cmd/...
+# Arguments passed through to demo, bench, soak and fuzz (e.g. ARGS=--keep).
+ARGS ?=
+
+IMG ?= listkeeper:dev
+
+.DEFAULT_GOAL := help
+
+##@ General
+
+.PHONY: help
+help: ## Show this help.
+	@awk 'BEGIN {FS = ":.*##"; printf "\nUsage:\n  make \033[36m<target>\033[0m\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) } ' $(MAKEFILE_LIST)
+
+##@ Development
+
+.PHONY: manifests
+manifests: controller-gen ## Generate the CRDs (config/crd/bases) and the RBAC role (config/rbac/role.yaml).
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd:allowDangerousTypes=false webhook paths="./api/..." paths="./internal/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+
+.PHONY: generate
+generate: controller-gen ## Generate the DeepCopy methods (api/v1alpha1/zz_generated.deepcopy.go).
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
+
+.PHONY: fmt
+fmt: ## Run gofmt -w on the module.
+	gofmt -w $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*')
+
+.PHONY: vet
+vet: ## Run go vet.
+	$(GO) vet ./...
+
+.PHONY: verify
+verify: controller-gen ## Fail when gofmt would change a file or the committed generated files are stale.
+	@hack/verify.sh "$(CONTROLLER_GEN)"
+
+.PHONY: test
+test: verify vet envtest-assets build ## Run every test (unit, envtest against a real kube-apiserver, race detector).
+	$(GO) test -race -count=1 -timeout 25m $(RACE_PKGS)
+	$(GO) test -count=1 -timeout 25m $$($(GO) list ./... | grep -v -e /internal/ -e /cmd/)
+
+##@ Build
+
+.PHONY: build
+build: ## Build the manager and fakeapi binaries into bin/.
+	$(GO) build -o $(LOCALBIN)/manager ./cmd/manager
+	$(GO) build -o $(LOCALBIN)/fakeapi ./cmd/fakeapi
+
+.PHONY: run
+run: ## Run the manager against the cluster of the current kubeconfig.
+	$(GO) run ./cmd/manager $(ARGS)
+
+.PHONY: demo
+demo: envtest-assets build ## Run the operator end to end: kube-apiserver, fake list server, 3 manager replicas (ARGS=--keep to stay up).
+	$(GO) run ./hack/demo --bin $(LOCALBIN) --assets "$(KUBEBUILDER_ASSETS)" $(ARGS)
+
+.PHONY: docker-build
+docker-build: ## Build the container image (needs a Docker engine).
+	docker build -t $(IMG) .
+
+##@ Deployment
+
+.PHONY: install
+install: ## Install the CRDs into the cluster of the current kubeconfig.
+	kubectl apply -k config/crd
+
+.PHONY: uninstall
+uninstall: ## Remove the CRDs from the cluster of the current kubeconfig.
+	kubectl delete --ignore-not-found -k config/crd
+
+.PHONY: deploy
+deploy: ## Deploy the operator (config/default) to the cluster of the current kubeconfig.
+	kubectl apply -k config/default
+
+.PHONY: undeploy
+undeploy: ## Remove the operator from the cluster of the current kubeconfig.
+	kubectl delete --ignore-not-found -k config/default
+
+##@ Tools
+
+.PHONY: controller-gen
+controller-gen: $(CONTROLLER_GEN) ## Build the pinned controller-gen into bin/.
+$(CONTROLLER_GEN): hack/tools/controller-gen/go.mod
+	cd hack/tools/controller-gen && $(GO) build -o $(CONTROLLER_GEN) sigs.k8s.io/controller-tools/cmd/controller-gen
+
+.PHONY: envtest-assets
+envtest-assets: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd ## Build the pinned kube-apiserver and etcd into bin/k8s (first build takes minutes).
+$(ENVTEST_ASSETS)/kube-apiserver: hack/tools/kube-apiserver/go.mod
+	cd hack/tools/kube-apiserver && $(GO) build -o $@ k8s.io/kubernetes/cmd/kube-apiserver
+$(ENVTEST_ASSETS)/etcd: hack/tools/etcd/go.mod hack/tools/etcd/main.go
+	cd hack/tools/etcd && $(GO) build -o $@ .

@@ -1,0 +1,485 @@
+package etagclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// Client changes one list document by optimistic read-modify-write, combining
+// the concurrent changes of all its callers into as few writes as possible.
+// Create one Client per list per process and share it. A Client is safe for
+// concurrent use.
+type Client struct {
+	url     string // the list's URL; may carry credentials, never printed
+	safeURL string // url without credentials or query values
+	pointer Pointer
+	cfg     config
+	http    *retryablehttp.Client
+
+	ctx    context.Context // canceled by Close
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	pending []*op
+	running bool // a cycle goroutine owns the state below
+	wg      sync.WaitGroup
+
+	// Owned by the cycle goroutine; handed from one to the next through mu.
+	doc    *Document // last document read or written; nil when absent or unknown
+	etag   string    // doc's ETag
+	known  bool      // whether doc/etag (or absence) reflect a read or write
+	absent bool      // the last read said 404
+}
+
+// op is one caller's change waiting for a cycle.
+type op struct {
+	change    Change
+	read      bool // a Read: revalidate the document before completing
+	submitted time.Time
+	done      chan struct{}
+	res       Result
+	snap      Snapshot
+	err       error
+}
+
+// Result tells a caller about the commit of its change.
+type Result struct {
+	// ETag is the list's ETag after the change ("" when the list does not
+	// exist, or when the server's answer to the PUT carried none).
+	ETag string
+	// Items is the number of IDs on the list after the change.
+	Items int
+	// Written reports whether the cycle that carried the change wrote; false
+	// means the change already held.
+	Written bool
+}
+
+// Snapshot is the list as one read saw it.
+type Snapshot struct {
+	// ETag is the document's strong ETag; "" when Exists is false.
+	ETag string
+	// Items are the IDs on the list, in order. The slice is shared and must
+	// not be modified.
+	Items []string
+	// Exists is false when the server answered 404.
+	Exists bool
+	// Bytes is the size of the document.
+	Bytes int
+}
+
+// New returns a Client for the JSON document at rawURL.
+func New(rawURL string, opts ...Option) (*Client, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("list URL must be an absolute http or https URL")
+	}
+	p, err := ParsePointer(cfg.itemsPointer)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.maxBodyBytes <= 0 || cfg.requestTimeout <= 0 {
+		return nil, fmt.Errorf("max body bytes and request timeout must be positive")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Client{
+		url:     rawURL,
+		safeURL: RedactURL(u),
+		pointer: p,
+		cfg:     cfg,
+		http:    newHTTPClient(&cfg, u),
+		ctx:     ctx,
+		cancel:  cancel,
+	}, nil
+}
+
+// URL returns the list's URL without credentials or query values, safe to
+// log.
+func (c *Client) URL() string { return c.safeURL }
+
+// Close cancels the cycle in flight, fails the changes still waiting, waits
+// for the cycle goroutine to end and closes idle connections. The Client must
+// not be used afterwards.
+func (c *Client) Close() {
+	c.cancel()
+	c.wg.Wait()
+	c.http.HTTPClient.CloseIdleConnections()
+}
+
+// Update makes the change hold on the list. It returns when the change is
+// committed (or already held), or with an error when it could not be. It may
+// share a read-modify-write cycle with other callers' changes. When ctx ends
+// first, the change may still be applied by the cycle that carries it; it is
+// idempotent, so the caller can simply try again.
+func (c *Client) Update(ctx context.Context, ch Change) (Result, error) {
+	if err := ch.Validate(); err != nil {
+		return Result{}, err
+	}
+	o := c.submit(ch, false)
+	if err := c.wait(ctx, o); err != nil {
+		return Result{}, err
+	}
+	return o.res, o.err
+}
+
+// Read returns the list as it is now, revalidating the cached copy with
+// If-None-Match. It shares cycles with Update, so a read never races a write
+// of the same process.
+func (c *Client) Read(ctx context.Context) (Snapshot, error) {
+	o := c.submit(Change{}, true)
+	if err := c.wait(ctx, o); err != nil {
+		return Snapshot{}, err
+	}
+	return o.snap, o.err
+}
+
+func (c *Client) submit(ch Change, read bool) *op {
+	o := &op{change: ch, read: read, submitted: time.Now(), done: make(chan struct{})}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending = append(c.pending, o)
+	if !c.running {
+		c.running = true
+		c.wg.Add(1)
+		go c.run()
+	}
+	return o
+}
+
+// wait returns nil once o is complete, or ctx's error when ctx ends first.
+// An op still pending then is withdrawn, so it is never applied.
+func (c *Client) wait(ctx context.Context, o *op) error {
+	select {
+	case <-o.done:
+		return nil
+	case <-ctx.Done():
+	}
+	select {
+	case <-o.done:
+		return nil
+	default:
+	}
+	c.mu.Lock()
+	for i, p := range c.pending {
+		if p == o {
+			c.pending = append(c.pending[:i], c.pending[i+1:]...)
+			c.mu.Unlock()
+			return fmt.Errorf("change to %s withdrawn: %w", c.safeURL, ctx.Err())
+		}
+	}
+	c.mu.Unlock()
+	return fmt.Errorf("waiting for change to %s (it may still be applied): %w", c.safeURL, ctx.Err())
+}
+
+// run serves cycles until nothing is pending.
+func (c *Client) run() {
+	defer c.wg.Done()
+	for {
+		batch := c.takePending(true)
+		if len(batch) == 0 {
+			return
+		}
+		c.cycle(batch)
+	}
+}
+
+// takePending takes every pending op. With last set and nothing pending, it
+// also gives up ownership of the cycle.
+func (c *Client) takePending(last bool) []*op {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	batch := c.pending
+	c.pending = nil
+	if len(batch) == 0 && last {
+		c.running = false
+	}
+	return batch
+}
+
+// complete finishes every op of the batch with err, or with the state of the
+// list when err is nil.
+func (c *Client) complete(batch []*op, written bool, err error) {
+	now := time.Now()
+	snap := c.snapshot()
+	for _, o := range batch {
+		o.err = err
+		if err == nil {
+			o.res = Result{ETag: snap.ETag, Items: len(snap.Items), Written: written}
+			o.snap = snap
+			if !o.read {
+				c.cfg.observer.Committed(now.Sub(o.submitted))
+			}
+		}
+		close(o.done)
+	}
+}
+
+func (c *Client) snapshot() Snapshot {
+	if c.doc == nil {
+		return Snapshot{Items: []string{}}
+	}
+	return Snapshot{ETag: c.etag, Items: c.doc.Items(), Exists: true, Bytes: len(c.doc.Bytes())}
+}
+
+// putOutcome is what a PUT attempt ended in.
+type putOutcome int
+
+const (
+	putCommitted putOutcome = iota
+	putConflict
+	putAmbiguous
+)
+
+// cycle runs one read-modify-write for the batch, retrying after conflicts
+// and ambiguous writes, and completes every op in it.
+func (c *Client) cycle(batch []*op) {
+	bo := c.cfg.conflict.NewBackOff(c.cfg.clock)
+	attempts := 0
+	var lastLoss error
+	needRead := !c.known || anyRead(batch)
+	for {
+		if needRead {
+			if err := c.read(c.ctx); err != nil {
+				c.known = false
+				c.cfg.observer.Write(WriteError)
+				c.complete(batch, false, err)
+				return
+			}
+			needRead = false
+		}
+		if c.absent && !c.cfg.createIfMissing {
+			c.completeAbsent(batch)
+			return
+		}
+		base := c.doc
+		if c.absent {
+			var err error
+			if base, err = NewDocument(c.pointer); err != nil {
+				c.complete(batch, false, fmt.Errorf("create %s: %w", c.safeURL, err))
+				return
+			}
+		}
+		items, changed := Apply(base.Items(), changes(batch)...)
+		if !changed {
+			c.cfg.observer.Write(WriteUnchanged)
+			c.complete(batch, false, nil)
+			return
+		}
+		next, err := base.WithItems(items)
+		if err == nil && int64(len(next.Bytes())) > c.cfg.maxBodyBytes {
+			err = fmt.Errorf("%w: the new document would be %d bytes", ErrTooLarge, len(next.Bytes()))
+		}
+		if err != nil {
+			c.cfg.observer.Write(WriteError)
+			c.complete(batch, false, err)
+			return
+		}
+		attempts++
+		c.cfg.observer.Batch(countChanges(batch))
+		outcome, err := c.put(c.ctx, next)
+		if err != nil {
+			c.known = false
+			c.cfg.observer.Write(WriteError)
+			c.complete(batch, false, err)
+			return
+		}
+		switch outcome {
+		case putCommitted:
+			c.cfg.observer.Write(WriteWritten)
+			c.complete(batch, true, nil)
+			return
+		case putConflict:
+			c.cfg.observer.Write(WriteConflict)
+			lastLoss = fmt.Errorf("%w: %d attempts lost to other writers (412)", ErrConflictRetriesExhausted, attempts)
+		case putAmbiguous:
+			c.cfg.observer.Write(WriteAmbiguous)
+			lastLoss = fmt.Errorf("%w: PUT %s: no answer after %d attempts", ErrUnreachable, c.safeURL, attempts)
+		}
+		// Another writer may have won, or our own write may have landed:
+		// only a fresh read can tell, and the next apply decides.
+		c.known, needRead = false, true
+		wait := bo.NextBackOff()
+		if wait == -1 { // backoff.Stop
+			c.cfg.observer.Write(WriteError)
+			c.complete(batch, false, fmt.Errorf("update %s: %w", c.safeURL, lastLoss))
+			return
+		}
+		c.cfg.log.V(1).Info("write lost, retrying", "url", c.safeURL, "attempt", attempts, "backoff", wait, "changes", len(batch))
+		select {
+		case <-c.cfg.clock.After(wait):
+		case <-c.ctx.Done():
+			c.complete(batch, false, fmt.Errorf("update %s: client closed: %w", c.safeURL, c.ctx.Err()))
+			return
+		}
+		// Changes that arrived during the backoff join this cycle: the next
+		// write is computed from a fresh read anyway.
+		batch = append(batch, c.takePending(false)...)
+	}
+}
+
+// completeAbsent finishes a batch against a document that does not exist and
+// may not be created: removals hold trivially, additions fail.
+func (c *Client) completeAbsent(batch []*op) {
+	c.cfg.observer.Write(WriteUnchanged)
+	snap := Snapshot{Items: []string{}}
+	now := time.Now()
+	for _, o := range batch {
+		if len(o.change.Add) > 0 {
+			o.err = fmt.Errorf("update %s: %w", c.safeURL, ErrNotFound)
+		} else {
+			o.res = Result{}
+			o.snap = snap
+			if !o.read {
+				c.cfg.observer.Committed(now.Sub(o.submitted))
+			}
+		}
+		close(o.done)
+	}
+}
+
+func anyRead(batch []*op) bool {
+	for _, o := range batch {
+		if o.read {
+			return true
+		}
+	}
+	return false
+}
+
+func changes(batch []*op) []Change {
+	out := make([]Change, 0, len(batch))
+	for _, o := range batch {
+		if !o.read {
+			out = append(out, o.change)
+		}
+	}
+	return out
+}
+
+func countChanges(batch []*op) int {
+	n := 0
+	for _, o := range batch {
+		if !o.read {
+			n++
+		}
+	}
+	return n
+}
+
+// read GETs the document, with If-None-Match when a copy is cached, and
+// updates the cache. A 404 is not an error: it sets absent.
+func (c *Client) read(ctx context.Context) error {
+	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, c.url, nil)
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", c.safeURL, err)
+	}
+	c.setHeaders(req.Header)
+	req.Header.Set("Accept", "application/json")
+	if c.doc != nil && c.etag != "" {
+		req.Header.Set("If-None-Match", c.etag)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return transportError(http.MethodGet, c.safeURL, err)
+	}
+	defer drain(resp)
+	switch resp.StatusCode {
+	case http.StatusNotModified:
+		if c.doc == nil {
+			return fmt.Errorf("GET %s: %w", c.safeURL, &StatusError{Method: http.MethodGet, Code: resp.StatusCode})
+		}
+		c.known, c.absent = true, false
+		return nil
+	case http.StatusNotFound:
+		c.doc, c.etag, c.known, c.absent = nil, "", true, true
+		return nil
+	case http.StatusOK:
+	default:
+		return fmt.Errorf("GET %s: %w", c.safeURL, &StatusError{Method: http.MethodGet, Code: resp.StatusCode})
+	}
+	etag, err := ParseETag(resp.Header)
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", c.safeURL, err)
+	}
+	if err := checkContentType(resp.Header); err != nil {
+		return fmt.Errorf("GET %s: %w", c.safeURL, err)
+	}
+	body, err := readBody(resp, c.cfg.maxBodyBytes)
+	if err != nil {
+		if errors.Is(err, ErrTooLarge) {
+			return fmt.Errorf("GET %s: %w", c.safeURL, err)
+		}
+		return transportError(http.MethodGet, c.safeURL, err)
+	}
+	doc, err := ParseDocument(body, c.pointer)
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", c.safeURL, err)
+	}
+	c.doc, c.etag, c.known, c.absent = doc, etag, true, false
+	return nil
+}
+
+// put writes next conditionally: If-Match on the cached ETag, or
+// If-None-Match: * to create. An error means the cycle must fail; conflicts
+// and missing answers are outcomes, not errors.
+func (c *Client) put(ctx context.Context, next *Document) (putOutcome, error) {
+	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodPut, c.url, next.Bytes())
+	if err != nil {
+		return 0, fmt.Errorf("PUT %s: %w", c.safeURL, err)
+	}
+	c.setHeaders(req.Header)
+	req.Header.Set("Content-Type", "application/json")
+	if c.absent {
+		req.Header.Set("If-None-Match", "*")
+	} else {
+		req.Header.Set("If-Match", c.etag)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		if errors.Is(err, ErrRedirect) || isCertError(err) || ctx.Err() != nil {
+			return 0, transportError(http.MethodPut, c.safeURL, err)
+		}
+		return putAmbiguous, nil
+	}
+	defer drain(resp)
+	switch code := resp.StatusCode; {
+	case code == http.StatusOK || code == http.StatusCreated || code == http.StatusNoContent:
+		etag, err := ParseETag(resp.Header)
+		if err != nil {
+			// Committed, but the new version is unknown: re-read next time.
+			c.doc, c.etag, c.known, c.absent = nil, "", false, false
+			c.cfg.log.V(1).Info("PUT answer carried no usable ETag; the next change re-reads", "url", c.safeURL)
+			return putCommitted, nil
+		}
+		c.doc, c.etag, c.known, c.absent = next, etag, true, false
+		return putCommitted, nil
+	case code == http.StatusPreconditionFailed:
+		return putConflict, nil
+	case code == http.StatusNotFound:
+		// The document was deleted since the read: re-read decides.
+		return putConflict, nil
+	case code == http.StatusPreconditionRequired:
+		return 0, fmt.Errorf("PUT %s: %w: the server answered 428 to a PUT that carried a precondition", c.safeURL, ErrUnsafeServer)
+	case code == http.StatusRequestEntityTooLarge:
+		return 0, fmt.Errorf("PUT %s: %w: the server refused %d bytes (413)", c.safeURL, ErrTooLarge, len(next.Bytes()))
+	default:
+		return 0, fmt.Errorf("PUT %s: %w", c.safeURL, &StatusError{Method: http.MethodPut, Code: code})
+	}
+}
+
+func (c *Client) setHeaders(h http.Header) {
+	for k, vs := range c.cfg.headers {
+		h[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+	}
+	h.Set("User-Agent", "listkeeper-etagclient/1")
+}

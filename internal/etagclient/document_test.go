@@ -1,0 +1,140 @@
+package etagclient
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParsePointer(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Pointer
+		wantErr bool
+	}{
+		{"", nil, false},
+		{"/items", Pointer{"items"}, false},
+		{"/a/b/0", Pointer{"a", "b", "0"}, false},
+		{"/a~1b/c~0d", Pointer{"a/b", "c~d"}, false},
+		{"/", Pointer{""}, false},
+		{"items", nil, true},
+		{"/a~2", nil, true},
+		{"/a~", nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParsePointer(tt.in)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("ParsePointer(%q) error = %v, wantErr %v", tt.in, err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if err == nil && got.String() != tt.in {
+				t.Errorf("String() = %q, want %q", got.String(), tt.in)
+			}
+		})
+	}
+}
+
+func TestDocumentSplice(t *testing.T) {
+	tests := []struct {
+		name    string
+		raw     string
+		pointer string
+		items   []string
+		want    string
+	}{
+		{"root array", `["a","b"]`, "", []string{"a"}, `["a"]`},
+		{"root array with space", " [ \"a\" ,\"b\" ] \n", "", []string{"b", "c"}, " [\"b\",\"c\"] \n"},
+		{"object member, order and spacing kept",
+			`{"z": 1, "items": ["a"], "b": {"items": ["q"]}, "n": 1.50}`, "/items", []string{"a", "x"},
+			`{"z": 1, "items": ["a","x"], "b": {"items": ["q"]}, "n": 1.50}`},
+		{"nested", `{"spec":{"allow":["a"],"deny":["d"]},"v":2}`, "/spec/allow", []string{}, `{"spec":{"allow":[],"deny":["d"]},"v":2}`},
+		{"array index", `{"lists":[["a"],["b"]]}`, "/lists/1", []string{"c"}, `{"lists":[["a"],["c"]]}`},
+		{"escaped key", `{"a/b":["x"]}`, "/a~1b", []string{"y"}, `{"a/b":["y"]}`},
+		{"no html escaping", `[]`, "", []string{"<a&b>"}, `["<a&b>"]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := ParsePointer(tt.pointer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := ParseDocument([]byte(tt.raw), p)
+			if err != nil {
+				t.Fatalf("ParseDocument: %v", err)
+			}
+			next, err := doc.WithItems(tt.items)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(next.Bytes()); got != tt.want {
+				t.Errorf("WithItems:\n got %s\nwant %s", got, tt.want)
+			}
+			again, err := ParseDocument(next.Bytes(), p)
+			if err != nil {
+				t.Fatalf("re-parse: %v", err)
+			}
+			if diff := cmp.Diff(tt.items, again.Items(), cmpNilEmpty); diff != "" {
+				t.Errorf("items after re-parse (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseDocumentErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		raw     string
+		pointer string
+		want    error
+	}{
+		{"html", `<html><body>Bad gateway</body></html>`, "", ErrNotJSON},
+		{"truncated", `{"items":["a",`, "/items", ErrNotJSON},
+		{"two values", `[] []`, "", ErrNotJSON},
+		{"empty", ``, "", ErrNotJSON},
+		{"object at root", `{"items":[]}`, "", ErrNotArray},
+		{"numbers", `[1,2]`, "", ErrNotArray},
+		{"mixed", `["a",null]`, "", ErrNotArray},
+		{"missing member", `{"other":[]}`, "/items", ErrNotArray},
+		{"through a string", `{"items":"a"}`, "/items/x", ErrNotArray},
+		{"index out of range", `{"l":[[]]}`, "/l/1", ErrNotArray},
+		{"bad index", `{"l":[[]]}`, "/l/01", ErrNotArray},
+		{"null", `{"items":null}`, "/items", ErrNotArray},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := ParsePointer(tt.pointer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = ParseDocument([]byte(tt.raw), p)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("ParseDocument(%s) = %v, want %v", tt.raw, err, tt.want)
+			}
+			if !errors.Is(err, ErrInvalidDocument) {
+				t.Errorf("error %v does not wrap ErrInvalidDocument", err)
+			}
+		})
+	}
+}
+
+func TestNewDocument(t *testing.T) {
+	tests := []struct{ pointer, want string }{
+		{"", `[]`},
+		{"/items", `{"items":[]}`},
+		{"/a/b", `{"a":{"b":[]}}`},
+	}
+	for _, tt := range tests {
+		p, _ := ParsePointer(tt.pointer)
+		doc, err := NewDocument(p)
+		if err != nil {
+			t.Fatalf("NewDocument(%q): %v", tt.pointer, err)
+		}
+		if got := string(doc.Bytes()); got != tt.want {
+			t.Errorf("NewDocument(%q) = %s, want %s", tt.pointer, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,39 @@
+package etagclient
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// ParseETag returns the strong entity-tag in h, exactly as sent (quotes
+// included), ready for an If-Match header. A missing, weak or malformed ETag
+// is an error wrapping ErrUnsafeServer: with it, no conditional write is safe.
+func ParseETag(h http.Header) (string, error) {
+	vals := h.Values("ETag")
+	if len(vals) == 0 || strings.TrimSpace(vals[0]) == "" {
+		return "", ErrMissingETag
+	}
+	if len(vals) > 1 {
+		return "", fmt.Errorf("%w: %d ETag headers", ErrMalformedETag, len(vals))
+	}
+	return ValidateETag(strings.TrimSpace(vals[0]))
+}
+
+// ValidateETag checks that tag is a strong RFC 9110 entity-tag: a quoted
+// string of visible characters, without the W/ prefix.
+func ValidateETag(tag string) (string, error) {
+	if strings.HasPrefix(tag, "W/") {
+		return "", ErrWeakETag
+	}
+	if len(tag) < 2 || tag[0] != '"' || tag[len(tag)-1] != '"' {
+		return "", fmt.Errorf("%w: not a quoted string", ErrMalformedETag)
+	}
+	for i := 1; i < len(tag)-1; i++ {
+		// etagc = %x21 / %x23-7E / obs-text
+		if b := tag[i]; b < 0x21 || b == '"' || b == 0x7f {
+			return "", fmt.Errorf("%w: invalid character at %d", ErrMalformedETag, i)
+		}
+	}
+	return tag, nil
+}

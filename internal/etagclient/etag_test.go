@@ -1,0 +1,45 @@
+package etagclient
+
+import (
+	"errors"
+	"net/http"
+	"testing"
+)
+
+func TestParseETag(t *testing.T) {
+	tests := []struct {
+		name   string
+		values []string
+		want   string
+		err    error
+	}{
+		{"strong", []string{`"v1"`}, `"v1"`, nil},
+		{"strong with spaces around", []string{` "abc-1" `}, `"abc-1"`, nil},
+		{"empty quoted is valid", []string{`""`}, `""`, nil},
+		{"missing", nil, "", ErrMissingETag},
+		{"blank", []string{" "}, "", ErrMissingETag},
+		{"weak", []string{`W/"v1"`}, "", ErrWeakETag},
+		{"unquoted", []string{`v1`}, "", ErrMalformedETag},
+		{"inner quote", []string{`"a"b"`}, "", ErrMalformedETag},
+		{"inner space", []string{`"a b"`}, "", ErrMalformedETag},
+		{"two headers", []string{`"a"`, `"b"`}, "", ErrMalformedETag},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := http.Header{}
+			for _, v := range tt.values {
+				h.Add("ETag", v)
+			}
+			got, err := ParseETag(h)
+			if !errors.Is(err, tt.err) {
+				t.Fatalf("ParseETag = %q, %v; want error %v", got, err, tt.err)
+			}
+			if tt.err != nil && !errors.Is(err, ErrUnsafeServer) {
+				t.Errorf("%v does not wrap ErrUnsafeServer", err)
+			}
+			if got != tt.want {
+				t.Errorf("ParseETag = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,186 @@
+package etagclient
+
+import (
+	"crypto/tls"
+	"net/http"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/go-logr/logr"
+)
+
+// Defaults of the options. Each option's doc names the one it overrides.
+const (
+	// DefaultRequestTimeout bounds one HTTP attempt, body included, so a
+	// server that never answers or drips bytes cannot wedge a worker.
+	DefaultRequestTimeout = 10 * time.Second
+	// DefaultMaxBodyBytes is the largest document the client reads (32 MiB).
+	DefaultMaxBodyBytes int64 = 32 << 20
+	// DefaultTransportRetries is how often one request is retried after a
+	// connection error, a 5xx or a 429, before the cycle fails.
+	DefaultTransportRetries = 4
+	// DefaultTransportWaitMin and DefaultTransportWaitMax bound the
+	// exponential wait between transport retries.
+	DefaultTransportWaitMin = 50 * time.Millisecond
+	DefaultTransportWaitMax = 2 * time.Second
+	// DefaultMaxRetryAfter caps how long a Retry-After header can make the
+	// client wait, so a hostile server cannot park a worker.
+	DefaultMaxRetryAfter = 30 * time.Second
+)
+
+// DefaultConflictPolicy is the backoff after a 412 or an ambiguous write:
+// exponential from 5 ms, doubling, ±50% jitter, capped at 200 ms a wait, for
+// at most 100 attempts or one minute.
+var DefaultConflictPolicy = ConflictPolicy{
+	InitialInterval:     5 * time.Millisecond,
+	MaxInterval:         200 * time.Millisecond,
+	Multiplier:          2,
+	RandomizationFactor: 0.5,
+	MaxAttempts:         100,
+	MaxElapsedTime:      time.Minute,
+}
+
+// ConflictPolicy is the retry policy of the read-modify-write loop: how long
+// to back off after losing a write to another writer, and when to give up. It
+// is a plain value: read it, copy it, change a field, pass it to
+// WithConflictPolicy.
+type ConflictPolicy struct {
+	// InitialInterval is the first wait.
+	InitialInterval time.Duration
+	// MaxInterval caps one wait (before jitter).
+	MaxInterval time.Duration
+	// Multiplier grows the wait after each lost attempt.
+	Multiplier float64
+	// RandomizationFactor spreads each wait over
+	// [wait*(1-f), wait*(1+f)], so writers that lost together do not retry
+	// together.
+	RandomizationFactor float64
+	// MaxAttempts is the most PUT attempts in one cycle; 0 means no limit.
+	MaxAttempts int
+	// MaxElapsedTime is the longest one cycle may retry; 0 means no limit.
+	MaxElapsedTime time.Duration
+}
+
+// NewBackOff returns a fresh backoff that follows the policy, timed by clock.
+func (p ConflictPolicy) NewBackOff(clock Clock) backoff.BackOff {
+	eb := &backoff.ExponentialBackOff{
+		InitialInterval:     p.InitialInterval,
+		RandomizationFactor: p.RandomizationFactor,
+		Multiplier:          p.Multiplier,
+		MaxInterval:         p.MaxInterval,
+		MaxElapsedTime:      p.MaxElapsedTime,
+		Stop:                backoff.Stop,
+		Clock:               clock,
+	}
+	eb.Reset()
+	if p.MaxAttempts > 0 {
+		// WithMaxRetries counts retries; the first attempt is not one.
+		return backoff.WithMaxRetries(eb, uint64(p.MaxAttempts-1))
+	}
+	return eb
+}
+
+// Clock tells time and waits. The default is the real clock; tests inject a
+// fake one so they never sleep through backoff.
+type Clock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                         { return time.Now() }
+func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// Option configures a Client.
+type Option func(*config)
+
+type config struct {
+	httpClient       *http.Client
+	tlsConfig        *tls.Config
+	headers          http.Header
+	requestTimeout   time.Duration
+	maxBodyBytes     int64
+	itemsPointer     string
+	createIfMissing  bool
+	conflict         ConflictPolicy
+	transportRetries int
+	transportWaitMin time.Duration
+	transportWaitMax time.Duration
+	maxRetryAfter    time.Duration
+	clock            Clock
+	observer         Observer
+	log              logr.Logger
+}
+
+func defaultConfig() config {
+	return config{
+		requestTimeout:   DefaultRequestTimeout,
+		maxBodyBytes:     DefaultMaxBodyBytes,
+		conflict:         DefaultConflictPolicy,
+		transportRetries: DefaultTransportRetries,
+		transportWaitMin: DefaultTransportWaitMin,
+		transportWaitMax: DefaultTransportWaitMax,
+		maxRetryAfter:    DefaultMaxRetryAfter,
+		clock:            realClock{},
+		observer:         NopObserver{},
+		log:              logr.Discard(),
+	}
+}
+
+// WithHTTPClient sets the HTTP client whose transport the Client uses. The
+// client is copied, not changed. Default: a pooled transport shared by every
+// Client without a TLS config.
+func WithHTTPClient(c *http.Client) Option { return func(o *config) { o.httpClient = c } }
+
+// WithTLSConfig sets the TLS configuration, for example a private CA pool.
+// Ignored when WithHTTPClient is given. Default: the system roots.
+func WithTLSConfig(t *tls.Config) Option { return func(o *config) { o.tlsConfig = t } }
+
+// WithHeaders adds headers to every request, such as Authorization. Their
+// values never appear in errors or logs. Default: none.
+func WithHeaders(h http.Header) Option { return func(o *config) { o.headers = h.Clone() } }
+
+// WithRequestTimeout bounds each HTTP attempt, reading the body included.
+// Default: DefaultRequestTimeout.
+func WithRequestTimeout(d time.Duration) Option { return func(o *config) { o.requestTimeout = d } }
+
+// WithMaxBodyBytes sets the largest document the client reads or writes.
+// Default: DefaultMaxBodyBytes.
+func WithMaxBodyBytes(n int64) Option { return func(o *config) { o.maxBodyBytes = n } }
+
+// WithItemsPointer sets the RFC 6901 pointer to the array of IDs. Default: ""
+// (the document is the array).
+func WithItemsPointer(p string) Option { return func(o *config) { o.itemsPointer = p } }
+
+// WithCreateIfMissing makes a change that adds IDs to a missing document (404)
+// create it with If-None-Match: *. Default: false (ErrNotFound).
+func WithCreateIfMissing(b bool) Option { return func(o *config) { o.createIfMissing = b } }
+
+// WithConflictPolicy sets the backoff after 412s and ambiguous writes.
+// Default: DefaultConflictPolicy.
+func WithConflictPolicy(p ConflictPolicy) Option { return func(o *config) { o.conflict = p } }
+
+// WithTransportRetries sets how often one request is retried after a
+// connection error, 5xx or 429, and the wait bounds between tries. Default:
+// DefaultTransportRetries, DefaultTransportWaitMin, DefaultTransportWaitMax.
+func WithTransportRetries(n int, waitMin, waitMax time.Duration) Option {
+	return func(o *config) {
+		o.transportRetries, o.transportWaitMin, o.transportWaitMax = n, waitMin, waitMax
+	}
+}
+
+// WithMaxRetryAfter caps the wait that a Retry-After header asks for.
+// Default: DefaultMaxRetryAfter.
+func WithMaxRetryAfter(d time.Duration) Option { return func(o *config) { o.maxRetryAfter = d } }
+
+// WithClock sets the clock of the conflict backoff. Default: the real clock.
+func WithClock(c Clock) Option { return func(o *config) { o.clock = c } }
+
+// WithObserver receives requests, write results, batch sizes and commit
+// latencies, for metrics. Default: NopObserver.
+func WithObserver(obs Observer) Option { return func(o *config) { o.observer = obs } }
+
+// WithLogger sets the logger for conflicts and retries (at V(1)). URLs are
+// logged without credentials or query values. Default: discard.
+func WithLogger(l logr.Logger) Option { return func(o *config) { o.log = l } }
