@@ -42,6 +42,7 @@ type Client struct {
 type op struct {
 	change    Change
 	read      bool // a Read: revalidate the document before completing
+	notify    func()
 	submitted time.Time
 	done      chan struct{}
 	res       Result
@@ -122,29 +123,62 @@ func (c *Client) Close() {
 // first, the change may still be applied by the cycle that carries it; it is
 // idempotent, so the caller can simply try again.
 func (c *Client) Update(ctx context.Context, ch Change) (Result, error) {
+	p, err := c.Submit(ch, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := c.wait(ctx, p.op); err != nil {
+		return Result{}, err
+	}
+	return p.Result()
+}
+
+// Pending is a change submitted without waiting. It is safe for concurrent
+// use.
+type Pending struct{ op *op }
+
+// Done is closed when the change is committed or has failed.
+func (p *Pending) Done() <-chan struct{} { return p.op.done }
+
+// Result returns the outcome once Done is closed; before, it returns
+// ErrNotDone.
+func (p *Pending) Result() (Result, error) {
+	select {
+	case <-p.op.done:
+		return p.op.res, p.op.err
+	default:
+		return Result{}, ErrNotDone
+	}
+}
+
+// ErrNotDone is returned by Pending.Result before the change is complete.
+var ErrNotDone = errors.New("change not complete yet")
+
+// Submit queues the change for the next cycle and returns at once. It lets a
+// caller, such as a reconciler, hand over many changes without holding a
+// worker for each, so that they combine into few writes. notify, when not
+// nil, is called once the change is complete, from the client's goroutine:
+// it must return quickly and must not call back into the Client.
+func (c *Client) Submit(ch Change, notify func()) (*Pending, error) {
 	if err := ch.Validate(); err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	o := c.submit(ch, false)
-	if err := c.wait(ctx, o); err != nil {
-		return Result{}, err
-	}
-	return o.res, o.err
+	return &Pending{op: c.submit(ch, false, notify)}, nil
 }
 
 // Read returns the list as it is now, revalidating the cached copy with
 // If-None-Match. It shares cycles with Update, so a read never races a write
 // of the same process.
 func (c *Client) Read(ctx context.Context) (Snapshot, error) {
-	o := c.submit(Change{}, true)
+	o := c.submit(Change{}, true, nil)
 	if err := c.wait(ctx, o); err != nil {
 		return Snapshot{}, err
 	}
 	return o.snap, o.err
 }
 
-func (c *Client) submit(ch Change, read bool) *op {
-	o := &op{change: ch, read: read, submitted: time.Now(), done: make(chan struct{})}
+func (c *Client) submit(ch Change, read bool, notify func()) *op {
+	o := &op{change: ch, read: read, notify: notify, submitted: time.Now(), done: make(chan struct{})}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.pending = append(c.pending, o)
@@ -220,7 +254,14 @@ func (c *Client) complete(batch []*op, written bool, err error) {
 				c.cfg.observer.Committed(now.Sub(o.submitted))
 			}
 		}
-		close(o.done)
+		o.finish()
+	}
+}
+
+func (o *op) finish() {
+	close(o.done)
+	if o.notify != nil {
+		o.notify()
 	}
 }
 
@@ -247,6 +288,7 @@ func (c *Client) cycle(batch []*op) {
 	attempts := 0
 	var lastLoss error
 	needRead := !c.known || anyRead(batch)
+	readThisCycle := false
 	for {
 		if needRead {
 			if err := c.read(c.ctx); err != nil {
@@ -255,9 +297,13 @@ func (c *Client) cycle(batch []*op) {
 				c.complete(batch, false, err)
 				return
 			}
-			needRead = false
+			needRead, readThisCycle = false, true
 		}
 		if c.absent && !c.cfg.createIfMissing {
+			if !readThisCycle {
+				needRead = true
+				continue
+			}
 			c.completeAbsent(batch)
 			return
 		}
@@ -270,6 +316,14 @@ func (c *Client) cycle(batch []*op) {
 			}
 		}
 		items, changed := Apply(base.Items(), changes(batch)...)
+		if !changed && !readThisCycle {
+			// The cached copy may be stale: another writer may have undone
+			// what it shows. Only a read made after these changes were
+			// submitted can tell that they hold (If-None-Match keeps it
+			// cheap).
+			needRead = true
+			continue
+		}
 		if !changed {
 			c.cfg.observer.Write(WriteUnchanged)
 			c.complete(batch, false, nil)
@@ -343,7 +397,7 @@ func (c *Client) completeAbsent(batch []*op) {
 				c.cfg.observer.Committed(now.Sub(o.submitted))
 			}
 		}
-		close(o.done)
+		o.finish()
 	}
 }
 

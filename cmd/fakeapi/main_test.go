@@ -1,0 +1,210 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/listkeeper/listkeeper/internal/fakeapi"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+var listening = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+) `)
+
+// startRun runs run with args in the background and returns the base URL it
+// printed and a function that cancels it and returns its error.
+func startRun(t *testing.T, args ...string) (base string, stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := run(ctx, args, pw, io.Discard)
+		_ = pw.CloseWithError(io.EOF)
+		done <- err
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		cancel()
+		t.Fatalf("no start line (%v); run: %v", err, <-done)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	m := listening.FindStringSubmatch(line)
+	if m == nil {
+		cancel()
+		<-done
+		t.Fatalf("start line %q does not say where it listens", line)
+	}
+	return m[1], func() error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(10 * time.Second):
+			t.Fatal("run did not return after cancel")
+			return nil
+		}
+	}
+}
+
+func do(t *testing.T, c *http.Client, method, url, body string, header map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state.json")
+	tokenFile := filepath.Join(dir, "token")
+	if err := os.WriteFile(tokenFile, []byte("t0ken\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{
+		"--addr", "127.0.0.1:0", "--state-file", state, "--token-file", tokenFile,
+		"--history", "--seed-doc", `/lists/a={"items":["a"]}`,
+	}
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	auth := map[string]string{"Authorization": "Bearer t0ken"}
+
+	base, stop := startRun(t, args...)
+	if resp, _ := do(t, c, "GET", base+"/lists/a", "", nil); resp.StatusCode != 401 {
+		t.Fatalf("GET without token = %d, want 401", resp.StatusCode)
+	}
+	resp, body := do(t, c, "GET", base+"/lists/a", "", auth)
+	if resp.StatusCode != 200 || body != `{"items":["a"]}` {
+		t.Fatalf("GET = %d %q", resp.StatusCode, body)
+	}
+	put := map[string]string{"Authorization": auth["Authorization"], "If-Match": resp.Header.Get("ETag")}
+	if resp, _ := do(t, c, "PUT", base+"/lists/a", `{"items":["a","b"]}`, put); resp.StatusCode != 200 {
+		t.Fatalf("PUT = %d", resp.StatusCode)
+	}
+	resp, body = do(t, c, "GET", base+"/_fakeapi/stats", "", auth)
+	var st fakeapi.Stats
+	if err := json.Unmarshal([]byte(body), &st); err != nil || st.Commits != 1 {
+		t.Fatalf("stats = %d %s (%v)", resp.StatusCode, body, err)
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+
+	// Restart on the same state file: the write survives and --seed-doc does
+	// not overwrite it.
+	base, stop = startRun(t, args...)
+	defer func() {
+		if err := stop(); err != nil {
+			t.Errorf("run: %v", err)
+		}
+	}()
+	if _, body := do(t, c, "GET", base+"/lists/a", "", auth); body != `{"items":["a","b"]}` {
+		t.Fatalf("after restart GET = %q", body)
+	}
+	if resp, _ := do(t, c, "GET", base+"/_fakeapi/healthz", "", nil); resp.StatusCode != 200 {
+		t.Fatalf("healthz = %d", resp.StatusCode)
+	}
+}
+
+func TestRunRejectsBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"unknown flag", []string{"--nope"}},
+		{"positional argument", []string{"extra"}},
+		{"rate above 1", []string{"--rate-503", "1.5"}},
+		{"rates sum above 1", []string{"--rate-503", "0.6", "--rate-reset", "0.6"}},
+		{"seed doc without =", []string{"--seed-doc", "/lists/a"}},
+		{"seed doc relative path", []string{"--seed-doc", `lists/a=[]`}},
+		{"seed doc missing file", []string{"--seed-doc", "/lists/a=@" + filepath.Join(dir, "missing.json")}},
+		{"seed doc not json", []string{"--seed-doc", "/lists/a=@" + writeFile(t, dir, "bad.json", "{")}},
+		{"token and token file", []string{"--token", "a", "--token-file", writeFile(t, dir, "tok", "b")}},
+		{"empty token file", []string{"--token-file", writeFile(t, dir, "empty", "\n")}},
+		{"bad max body", []string{"--max-body-bytes", "0"}},
+		{"bad address", []string{"--addr", "127.0.0.1:notaport"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := run(context.Background(), tt.args, io.Discard, io.Discard); err == nil {
+				t.Fatal("run succeeded, want an error")
+			}
+		})
+	}
+}
+
+func TestSeedDocValue(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "doc.json", `["from file"]`)
+	tests := []struct {
+		value    string
+		wantBody string
+	}{
+		{`/a=["inline"]`, `["inline"]`},
+		{`/a={"x":1}`, `{"x":1}`},
+		{"/a=@" + file, `["from file"]`},
+		{"/a=" + file, `["from file"]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			var s seedDocs
+			if err := s.Set(tt.value); err != nil {
+				t.Fatal(err)
+			}
+			if len(s) != 1 || s[0].path != "/a" || string(s[0].body) != tt.wantBody {
+				t.Fatalf("got %+v, want /a %s", s, tt.wantBody)
+			}
+		})
+	}
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

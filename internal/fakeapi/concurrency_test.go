@@ -1,0 +1,144 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fakeapi_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/listkeeper/listkeeper/internal/fakeapi"
+)
+
+type listDoc struct {
+	Items []string `json:"items"`
+}
+
+// addItem is a minimal optimistic read-modify-write client: it adds item
+// to the list at url unless it is already there, retrying on conflicts,
+// injected faults and ambiguous transport errors. It reports how many of
+// its PUTs were answered 200.
+func addItem(c *http.Client, url, item string) (answered int, err error) {
+	for attempt := 0; attempt < 1000; attempt++ {
+		res, err := call(c, "GET", url, "", nil)
+		if err != nil || res.code != 200 {
+			continue
+		}
+		var d listDoc
+		if err := json.Unmarshal(res.body, &d); err != nil {
+			return answered, fmt.Errorf("decode %s: %w", res.body, err)
+		}
+		if slices.Contains(d.Items, item) {
+			return answered, nil // possibly committed by a dropped PUT
+		}
+		d.Items = append(d.Items, item)
+		next, _ := json.Marshal(d)
+		res, err = call(c, "PUT", url, string(next), map[string]string{
+			"If-Match": res.header.Get("ETag"), "Content-Type": "application/json",
+		})
+		if err == nil && res.code == 200 {
+			return answered + 1, nil
+		}
+	}
+	return answered, fmt.Errorf("item %s: gave up", item)
+}
+
+// TestConcurrentReadModifyWrite runs many writers against one document and
+// checks that no commit is lost: every version extends the one before by
+// exactly one item, and the counts agree.
+func TestConcurrentReadModifyWrite(t *testing.T) {
+	tests := []struct {
+		name    string
+		workers int
+		items   int
+		faults  fakeapi.Faults
+	}{
+		{name: "no faults", workers: 16, items: 8},
+		{name: "with faults", workers: 8, items: 8, faults: fakeapi.Faults{
+			Rate503: 0.05, Rate429: 0.05, RateResetBeforeCommit: 0.1, RateCommitThenDrop: 0.1,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, ts := start(t, fakeapi.WithHistory(true), fakeapi.WithFaults(tt.faults))
+			mustSet(t, s, listA, `{"items":[]}`)
+			tr := &http.Transport{MaxIdleConnsPerHost: tt.workers}
+			defer tr.CloseIdleConnections()
+			c := &http.Client{Transport: tr}
+
+			var answered atomic.Int64
+			var wg sync.WaitGroup
+			errs := make(chan error, tt.workers)
+			for w := range tt.workers {
+				wg.Go(func() {
+					for i := range tt.items {
+						n, err := addItem(c, ts.URL+listA, fmt.Sprintf("w%d-%d", w, i))
+						answered.Add(int64(n))
+						if err != nil {
+							errs <- err
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Fatal(err)
+			}
+			checkNoLostCommits(t, s, tt.workers*tt.items, answered.Load(), tt.faults == fakeapi.Faults{})
+		})
+	}
+}
+
+func checkNoLostCommits(t *testing.T, s *fakeapi.Server, want int, answered int64, exact bool) {
+	t.Helper()
+	hist := s.History(listA)
+	var prev listDoc
+	for i, v := range hist {
+		var d listDoc
+		if err := json.Unmarshal(v.Body, &d); err != nil {
+			t.Fatalf("version %d: %v", i, err)
+		}
+		if i > 0 && (len(d.Items) != len(prev.Items)+1 || !slices.Equal(d.Items[:len(prev.Items)], prev.Items)) {
+			t.Fatalf("version %d (%v) does not extend version %d (%v) by one item", i, d.Items, i-1, prev.Items)
+		}
+		prev = d
+	}
+	if len(prev.Items) != want {
+		t.Fatalf("final list has %d items, want %d", len(prev.Items), want)
+	}
+	st := s.Stats()
+	commits := int64(len(hist) - 1) // the first version is the seed
+	if st.Commits != commits {
+		t.Errorf("Stats.Commits = %d, history has %d PUT versions", st.Commits, commits)
+	}
+	if got := st.Count("PUT", 200); got != answered {
+		t.Errorf("server counted %d PUT 200, clients saw %d", got, answered)
+	}
+	if exact && answered != commits {
+		t.Errorf("%d PUTs answered 200, %d versions committed", answered, commits)
+	}
+	if !exact && answered > commits {
+		t.Errorf("%d PUTs answered 200, only %d versions committed", answered, commits)
+	}
+	t.Logf("%d commits, %d answered 200, PUT 412: %d, faults %v", commits, answered, st.Count("PUT", 412), st.Faults)
+}

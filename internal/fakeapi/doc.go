@@ -1,0 +1,110 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package fakeapi is the bundled fake list server: an http.Handler that
+// keeps JSON documents in memory, keyed by URL path, and serves them with
+// the list HTTP contract of DESIGN.md ("The list HTTP contract") that
+// internal/etagclient speaks. Tests, benchmarks and demos trust it, so it
+// is strict: every write is conditional unless configured otherwise, every
+// version gets a strong ETag that is never handed out twice, and nothing is
+// ever half-written.
+//
+// Build a Server with New and serve it, for example with
+// httptest.NewServer. The same handler runs in the cmd/fakeapi binary.
+//
+// # Contract
+//
+//   - GET (and HEAD) path: 200 with the document, Content-Type
+//     application/json and a strong ETag; 304 when If-None-Match (a list of
+//     tags, weak comparison, or *) matches; 404 when there is no document.
+//   - PUT path with If-Match: E and the whole new document: 200 with the new
+//     ETag and the stored body, or 201 (with Location) when it created the
+//     document. If-Match uses strong comparison, so a W/ tag never matches;
+//     If-Match: * matches any existing document. A stale tag, or any
+//     If-Match on a missing document, gets 412.
+//   - PUT path with If-None-Match: *: 201 when the document did not exist,
+//     412 when it does.
+//   - PUT with neither If-Match nor If-None-Match: * gets 428, unless
+//     WithRequireIfMatch(false).
+//   - DELETE path with If-Match: 204, 412 when stale, 404 when missing, 428
+//     without If-Match unless WithRequireIfMatch(false).
+//   - A PUT body must be valid JSON (400), within WithMaxBodyBytes (413),
+//     and, when a Content-Type is sent, application/json or +json (415). A
+//     malformed If-Match or If-None-Match gets 400. Other methods get 405.
+//   - With WithToken, a missing or wrong "Authorization: Bearer" gets 401.
+//
+// Preconditions follow RFC 9110 section 13.2.2: If-Match first, then
+// If-None-Match. The body of a PUT is read and validated before the
+// preconditions are checked under the lock, so a request with both a bad
+// body and a stale tag gets 400.
+//
+// # ETags
+//
+// A new version's tag is "v<seq>-<boot>": seq is a server-wide commit
+// counter (persisted in the state file) and boot is 16 random hex digits
+// drawn when the process starts. Tags therefore never repeat within a
+// process, across paths, across deletion and re-creation, or across
+// restarts with or without a state file. A document loaded from a state
+// file keeps the tag it had, so clients holding it can still write.
+//
+// # Fault injection
+//
+// For each list request the Server first applies the injected latency
+// (WithLatency), then authentication, then decides a fault: the hook
+// installed with WithFaultHook, if any and if it returns one, or else the
+// rate-based Faults drawn from a source seeded by WithSeed. The same seed
+// and the same order of requests give the same faults (concurrent clients
+// make the order, and so the pattern, nondeterministic). Faults are 503 or
+// 429 with Retry-After, FaultResetBeforeCommit (the connection is dropped
+// before anything is processed) and FaultCommitThenDrop (the request is
+// processed, a write is committed, and the connection is dropped instead of
+// answering). Dropping hijacks the connection and closes it with SO_LINGER
+// 0, so the client sees a reset; under HTTP/2 the stream is reset instead.
+// Faults and latency never apply to the routes under AdminPrefix.
+//
+// # Observability
+//
+// Stats counts list requests by method and status code, injected faults by
+// kind and committed writes; WithHistory(true) records every committed
+// version, readable with History. Set, Get, Delete and Paths give tests
+// direct access to the documents. The same data is served under
+// AdminPrefix: /_fakeapi/healthz, /_fakeapi/stats (GET, and DELETE to
+// reset), /_fakeapi/history?path=P, and /_fakeapi/faults and
+// /_fakeapi/latency (GET, and PUT to change them at run time). With a
+// token, all of them except healthz need it too.
+//
+// # Scope and limitations
+//
+//   - One process, in memory. The state file exists for restart tests; it
+//     is rewritten whole and fsynced under the Server's lock on every
+//     commit, so writes with a state file are slow and serialized, and its
+//     history is not persisted.
+//   - Only JSON documents. Bodies are stored byte for byte (not
+//     re-encoded); nothing checks what is inside the JSON, so the fake does
+//     not know about items arrays or JSON pointers.
+//   - The query string is ignored. The key is the decoded, uncleaned URL
+//     path: "/a" and "/a/" are different documents, "/a%2Fb" and "/a/b" the
+//     same one.
+//   - An empty WithToken means no authentication.
+//   - No Last-Modified, If-Modified-Since, If-Unmodified-Since, ranges,
+//     PATCH or POST. HEAD behaves as GET without a body.
+//   - History is unbounded; keep WithHistory for tests and short runs.
+//   - Latency is real time (time.Sleep semantics); it cannot be driven by a
+//     fake clock.
+//   - WithEchoBody(false) and the ETagWeak and ETagNone modes exist to test
+//     clients against servers that behave like that; they are not the
+//     contract's defaults.
+package fakeapi

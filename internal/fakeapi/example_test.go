@@ -1,0 +1,83 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fakeapi_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/listkeeper/listkeeper/internal/fakeapi"
+)
+
+// Example shows the optimistic read-modify-write cycle against the fake
+// server, and a writer that loses the race.
+func Example() {
+	s, err := fakeapi.New(fakeapi.WithHistory(true))
+	if err != nil {
+		panic(err)
+	}
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	if _, err := s.Set("/lists/a", []byte(`["a"]`)); err != nil {
+		panic(err)
+	}
+
+	send := func(method, body, ifMatch string) *http.Response {
+		req, _ := http.NewRequest(method, ts.URL+"/lists/a", strings.NewReader(body))
+		if ifMatch != "" {
+			req.Header.Set("If-Match", ifMatch)
+		}
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			panic(err)
+		}
+		return resp
+	}
+
+	get := send(http.MethodGet, "", "")
+	body, _ := io.ReadAll(get.Body)
+	_ = get.Body.Close()
+	fmt.Println("GET:", get.StatusCode, string(body))
+	etag := get.Header.Get("ETag")
+
+	put := send(http.MethodPut, `["a","b"]`, etag)
+	_ = put.Body.Close()
+	fmt.Println("PUT If-Match current:", put.StatusCode)
+
+	stale := send(http.MethodPut, `["a","c"]`, etag)
+	_ = stale.Body.Close()
+	fmt.Println("PUT If-Match stale:", stale.StatusCode)
+
+	blind := send(http.MethodPut, `[]`, "")
+	_ = blind.Body.Close()
+	fmt.Println("PUT without If-Match:", blind.StatusCode)
+
+	stored, _, _ := s.Get("/lists/a")
+	st := s.Stats()
+	fmt.Println("stored:", string(stored))
+	fmt.Println("commits:", st.Commits, "versions:", len(s.History("/lists/a")), "412s:", st.Count(http.MethodPut, http.StatusPreconditionFailed))
+	// Output:
+	// GET: 200 ["a"]
+	// PUT If-Match current: 200
+	// PUT If-Match stale: 412
+	// PUT without If-Match: 428
+	// stored: ["a","b"]
+	// commits: 1 versions: 2 412s: 1
+}

@@ -1,0 +1,227 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fakeapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// FaultKind names an injected fault. The values are used as keys of
+// Stats.Faults and in the JSON served by /_fakeapi/stats.
+type FaultKind string
+
+const (
+	// FaultNone means the request is processed normally.
+	FaultNone FaultKind = ""
+	// FaultServiceUnavailable answers 503 with Retry-After, without
+	// processing the request.
+	FaultServiceUnavailable FaultKind = "503"
+	// FaultTooManyRequests answers 429 with Retry-After, without processing
+	// the request.
+	FaultTooManyRequests FaultKind = "429"
+	// FaultResetBeforeCommit drops the connection without answering and
+	// without processing the request: a write is not committed. It applies
+	// to every method; for a GET it is simply a reset connection.
+	FaultResetBeforeCommit FaultKind = "reset-before-commit"
+	// FaultCommitThenDrop processes the request normally (a valid PUT or
+	// DELETE whose preconditions hold is committed) and then drops the
+	// connection instead of answering: the client cannot tell whether its
+	// write happened. The answer is lost whatever it would have been, so a
+	// write that fails its precondition is dropped too. The rate-based
+	// faults pick it for PUT and DELETE only; a hook may pick it for any
+	// method.
+	FaultCommitThenDrop FaultKind = "commit-then-drop"
+)
+
+// Fault is the fault decided for one request.
+type Fault struct {
+	// Kind is the fault; FaultNone for none.
+	Kind FaultKind
+	// RetryAfter is sent, rounded up to whole seconds, in the Retry-After
+	// header of a 429 or 503. Zero means Faults.RetryAfter, or
+	// DefaultRetryAfter when that is zero too.
+	RetryAfter time.Duration
+}
+
+// FaultHook decides the fault for a list request. It is called once per
+// list request that passed authentication, never for /_fakeapi/ routes, and
+// without the Server's lock held, so it may call the Server's methods. It
+// must not read r.Body. A hook may be called concurrently.
+type FaultHook func(r *http.Request) Fault
+
+// Faults configures rate-based fault injection. Each rate is a probability
+// in [0, 1]; their sum must not exceed 1. For every list request the Server
+// draws one uniform number u from its seeded source and picks, in this
+// order, the fault whose band contains u: Rate503, Rate429,
+// RateResetBeforeCommit and, for PUT and DELETE only, RateCommitThenDrop.
+// The zero value injects no faults.
+type Faults struct {
+	// Rate503 is the probability of FaultServiceUnavailable.
+	Rate503 float64
+	// Rate429 is the probability of FaultTooManyRequests.
+	Rate429 float64
+	// RetryAfter is the Retry-After of injected 429 and 503 answers.
+	// Zero means DefaultRetryAfter.
+	RetryAfter time.Duration
+	// RateResetBeforeCommit is the probability of FaultResetBeforeCommit.
+	RateResetBeforeCommit float64
+	// RateCommitThenDrop is the probability of FaultCommitThenDrop for a
+	// PUT or DELETE.
+	RateCommitThenDrop float64
+}
+
+// Validate reports whether every rate is in [0, 1], the rates sum to at
+// most 1 and RetryAfter is not negative.
+func (f Faults) Validate() error {
+	var errs []error
+	sum := 0.0
+	for _, r := range []struct {
+		name string
+		v    float64
+	}{
+		{"Rate503", f.Rate503},
+		{"Rate429", f.Rate429},
+		{"RateResetBeforeCommit", f.RateResetBeforeCommit},
+		{"RateCommitThenDrop", f.RateCommitThenDrop},
+	} {
+		if math.IsNaN(r.v) || r.v < 0 || r.v > 1 {
+			errs = append(errs, fmt.Errorf("fault rate %s must be in [0, 1], got %v", r.name, r.v))
+		}
+		sum += r.v
+	}
+	if sum > 1+1e-9 {
+		errs = append(errs, fmt.Errorf("fault rates must sum to at most 1, got %v", sum))
+	}
+	if f.RetryAfter < 0 {
+		errs = append(errs, fmt.Errorf("fault RetryAfter must not be negative, got %s", f.RetryAfter))
+	}
+	return errors.Join(errs...)
+}
+
+// pick maps a uniform draw u in [0, 1) to a fault kind.
+func (f Faults) pick(u float64, write bool) FaultKind {
+	commitThenDrop := f.RateCommitThenDrop
+	if !write {
+		commitThenDrop = 0
+	}
+	bands := [...]struct {
+		rate float64
+		kind FaultKind
+	}{
+		{f.Rate503, FaultServiceUnavailable},
+		{f.Rate429, FaultTooManyRequests},
+		{f.RateResetBeforeCommit, FaultResetBeforeCommit},
+		{commitThenDrop, FaultCommitThenDrop},
+	}
+	for _, b := range bands {
+		if u < b.rate {
+			return b.kind
+		}
+		u -= b.rate
+	}
+	return FaultNone
+}
+
+// SetFaults replaces the rate-based faults. Tests typically switch faults
+// off with SetFaults(Faults{}) before their final read.
+func (s *Server) SetFaults(f Faults) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = f
+	return nil
+}
+
+// Faults returns the current rate-based faults.
+func (s *Server) Faults() Faults {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.faults
+}
+
+// SetFaultHook replaces the fault hook; nil removes it.
+func (s *Server) SetFaultHook(h FaultHook) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hook = h
+}
+
+// SetLatency replaces the injected latency (see WithLatency).
+func (s *Server) SetLatency(base, jitter time.Duration) error {
+	if base < 0 || jitter < 0 {
+		return fmt.Errorf("latency must not be negative, got base %s jitter %s", base, jitter)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.latencyBase, s.latencyJitter = base, jitter
+	return nil
+}
+
+// Latency returns the current injected latency.
+func (s *Server) Latency() (base, jitter time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.latencyBase, s.latencyJitter
+}
+
+// retryAfterValue renders d as Retry-After delay-seconds, rounded up.
+func retryAfterValue(d time.Duration) string {
+	secs := int64(math.Ceil(d.Seconds()))
+	if secs < 0 {
+		secs = 0
+	}
+	return strconv.FormatInt(secs, 10)
+}
+
+// dropConnection ends the exchange without an answer. On HTTP/1.x it
+// hijacks the connection and closes it with SO_LINGER 0, so the client sees
+// a TCP reset; where hijacking is impossible (HTTP/2) it aborts the handler,
+// which resets the stream.
+func dropConnection(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
+}
+
+// sleepCtx waits for d or until ctx is done; it reports whether d elapsed.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

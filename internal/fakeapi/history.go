@@ -1,0 +1,74 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fakeapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+)
+
+// Version is one committed version of a document, as recorded when the
+// Server was built WithHistory(true).
+type Version struct {
+	// Seq is the server-wide commit sequence number; it grows by one with
+	// every commit to any path.
+	Seq uint64 `json:"seq"`
+	// ETag is the strong entity tag of the version, quoted, as a client
+	// sends it in If-Match (for example "v3-1f2e3d4c5b6a7988"). For a
+	// deletion it is the tag the deletion consumed and no document carries.
+	ETag string `json:"etag"`
+	// Time is when the version was committed.
+	Time time.Time `json:"time"`
+	// Body is the document exactly as stored; nil for a deletion.
+	Body json.RawMessage `json:"body"`
+	// Deleted is true when the version removed the document.
+	Deleted bool `json:"deleted,omitempty"`
+}
+
+// History returns the committed versions of the document at path, oldest
+// first. It returns nil when history is off or nothing was committed there.
+// The returned slice and bodies are copies.
+func (s *Server) History(path string) []Version {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	src := s.history[path]
+	if len(src) == 0 {
+		return nil
+	}
+	out := make([]Version, len(src))
+	for i, v := range src {
+		v.Body = bytes.Clone(v.Body)
+		out[i] = v
+	}
+	return out
+}
+
+// appendHistoryLocked records a committed version when history is on.
+// s.mu must be held.
+func (s *Server) appendHistoryLocked(path string, seq uint64, opaque string, body []byte, deleted bool) {
+	if !s.cfg.history {
+		return
+	}
+	s.history[path] = append(s.history[path], Version{
+		Seq:     seq,
+		ETag:    quote(opaque),
+		Time:    time.Now(),
+		Body:    body,
+		Deleted: deleted,
+	})
+}

@@ -1,0 +1,258 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fakeapi
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// AdminPrefix starts the paths of the Server's own routes (stats, history,
+// fault control, health). Paths under it are never list documents, are
+// never delayed and never get injected faults.
+const AdminPrefix = "/_fakeapi/"
+
+// pcgStream is the fixed second word of the PCG seed; WithSeed sets the
+// first.
+const pcgStream = 0x6c6973746b656570 // "listkeep"
+
+// Server is the fake list server: an http.Handler that stores JSON
+// documents by URL path and enforces the list HTTP contract. Build it with
+// New. A Server is safe for concurrent use by any number of requests and
+// method calls; one mutex guards all of its state.
+type Server struct {
+	cfg   config // read-only after New
+	boot  string // random per process, part of every new ETag
+	admin http.Handler
+
+	mu            sync.Mutex
+	rng           *rand.Rand
+	latencyBase   time.Duration
+	latencyJitter time.Duration
+	faults        Faults
+	hook          FaultHook
+	seq           uint64 // last commit sequence number used
+	docs          map[string]*document
+	history       map[string][]Version
+	stats         Stats
+}
+
+// document is one stored version. Its fields are never modified after it
+// is stored, so its body may be served without holding the lock.
+type document struct {
+	body   []byte
+	opaque string // the entity tag without quotes
+	seq    uint64
+}
+
+var _ http.Handler = (*Server)(nil)
+
+// New builds a Server. It fails when an option is invalid, or when the state
+// file cannot be loaded or written.
+func New(opts ...Option) (*Server, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, fmt.Errorf("fakeapi: %w", err)
+	}
+	boot, err := newBootID()
+	if err != nil {
+		return nil, fmt.Errorf("fakeapi: %w", err)
+	}
+	s := &Server{
+		cfg:           cfg,
+		boot:          boot,
+		rng:           rand.New(rand.NewPCG(uint64(cfg.seed), pcgStream)),
+		latencyBase:   cfg.latencyBase,
+		latencyJitter: cfg.latencyJitter,
+		faults:        cfg.faults,
+		hook:          cfg.hook,
+		docs:          map[string]*document{},
+		history:       map[string][]Version{},
+		stats:         newStats(),
+	}
+	if cfg.stateFile != "" {
+		if s.seq, s.docs, err = loadState(cfg.stateFile); err != nil {
+			return nil, fmt.Errorf("fakeapi: %w", err)
+		}
+		// Write once now, so that an unwritable location fails here and not
+		// at the first commit.
+		if err := s.writeState(s.snapshotLocked()); err != nil {
+			return nil, fmt.Errorf("fakeapi: %w", err)
+		}
+	}
+	s.admin = s.adminHandler()
+	return s, nil
+}
+
+// ServeHTTP serves list documents at every path outside AdminPrefix, and
+// the Server's own routes under it.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, AdminPrefix) {
+		s.admin.ServeHTTP(w, r)
+		return
+	}
+	s.serveList(w, r)
+}
+
+// draw is what the seeded source decided for one request, together with
+// the fault configuration it was decided under.
+type draw struct {
+	u      float64
+	delay  time.Duration
+	faults Faults
+	hook   FaultHook
+}
+
+// drawNext takes exactly two numbers from the seeded source per request,
+// whatever the configuration, so the fault pattern depends only on the seed
+// and the order of requests.
+func (s *Server) drawNext() draw {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u, j := s.rng.Float64(), s.rng.Float64()
+	return draw{
+		u:      u,
+		delay:  s.latencyBase + time.Duration(j*float64(s.latencyJitter)),
+		faults: s.faults,
+		hook:   s.hook,
+	}
+}
+
+// serveList runs one list request: latency, authentication, fault
+// decision, processing, answer.
+func (s *Server) serveList(w http.ResponseWriter, r *http.Request) {
+	d := s.drawNext()
+	if !sleepCtx(r.Context(), d.delay) {
+		s.record(r.Method, 0)
+		return
+	}
+	if !s.authorized(r) {
+		resp := errorResponse(http.StatusUnauthorized, "missing or wrong bearer token")
+		resp.header.Set("WWW-Authenticate", `Bearer realm="fakeapi"`)
+		s.reply(w, r, resp)
+		return
+	}
+	f := s.decideFault(r, d)
+	switch f.Kind {
+	case FaultNone, FaultCommitThenDrop:
+	case FaultServiceUnavailable, FaultTooManyRequests:
+		code := http.StatusServiceUnavailable
+		if f.Kind == FaultTooManyRequests {
+			code = http.StatusTooManyRequests
+		}
+		resp := errorResponse(code, "injected fault "+string(f.Kind))
+		resp.header.Set("Retry-After", retryAfterValue(f.RetryAfter))
+		s.reply(w, r, resp)
+		return
+	case FaultResetBeforeCommit:
+		s.record(r.Method, 0)
+		dropConnection(w)
+		return
+	default:
+		s.reply(w, r, errorResponse(http.StatusInternalServerError, fmt.Sprintf("fault hook returned unknown fault kind %q", f.Kind)))
+		return
+	}
+	resp := s.handle(w, r)
+	if f.Kind == FaultCommitThenDrop {
+		s.record(r.Method, 0)
+		dropConnection(w)
+		return
+	}
+	s.reply(w, r, resp)
+}
+
+// decideFault asks the hook, then the rate-based faults, and counts the
+// fault it settles on.
+func (s *Server) decideFault(r *http.Request, d draw) Fault {
+	var f Fault
+	if d.hook != nil {
+		f = d.hook(r)
+	}
+	if f.Kind == FaultNone {
+		f.Kind = d.faults.pick(d.u, r.Method == http.MethodPut || r.Method == http.MethodDelete)
+	}
+	if f.RetryAfter <= 0 {
+		f.RetryAfter = d.faults.RetryAfter
+	}
+	if f.RetryAfter <= 0 {
+		f.RetryAfter = DefaultRetryAfter
+	}
+	if f.Kind != FaultNone {
+		s.mu.Lock()
+		s.stats.Faults[f.Kind]++
+		s.mu.Unlock()
+	}
+	return f
+}
+
+// authorized reports whether r carries the configured bearer token, in
+// constant time.
+func (s *Server) authorized(r *http.Request) bool {
+	if s.cfg.token == "" {
+		return true
+	}
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.cfg.token)) == 1
+}
+
+// response is an answer computed before it is written, so that a fault can
+// still drop it.
+type response struct {
+	code        int
+	header      http.Header
+	contentType string
+	body        []byte
+}
+
+// errorResponse is a plain-text error answer.
+func errorResponse(code int, msg string) response {
+	return response{
+		code:        code,
+		header:      http.Header{"X-Content-Type-Options": {"nosniff"}},
+		contentType: "text/plain; charset=utf-8",
+		body:        []byte(msg + "\n"),
+	}
+}
+
+// reply writes resp and counts it.
+func (s *Server) reply(w http.ResponseWriter, r *http.Request, resp response) {
+	s.record(r.Method, resp.code)
+	h := w.Header()
+	for k, v := range resp.header {
+		h[k] = v
+	}
+	if resp.body != nil {
+		h.Set("Content-Type", resp.contentType)
+		h.Set("Content-Length", strconv.Itoa(len(resp.body)))
+	}
+	w.WriteHeader(resp.code)
+	if resp.body != nil {
+		_, _ = w.Write(resp.body)
+	}
+}
