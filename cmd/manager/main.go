@@ -1,0 +1,184 @@
+// Command manager runs the listkeeper operator: the ListEntry and
+// ExternalList controllers in one controller-runtime manager. Every replica
+// is active; leader election is off by default because no correctness
+// depends on it.
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/metrics"
+	"github.com/listkeeper/listkeeper/internal/reconcile"
+)
+
+// options are the manager's flags.
+type options struct {
+	metricsAddr     string
+	metricsSecure   bool
+	probeAddr       string
+	leaderElect     bool
+	maxConcurrent   int
+	namespace       string
+	allowedHosts    string
+	requestTimeout  time.Duration
+	maxBodyBytes    int64
+	conflictInitial time.Duration
+	conflictMax     time.Duration
+	conflictTries   int
+	conflictElapsed time.Duration
+	transportTries  int
+}
+
+func (o *options) bind(fs *flag.FlagSet) {
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "0", "Address of the metrics endpoint (:8443 for HTTPS, :8080 for HTTP); 0 disables it.")
+	fs.BoolVar(&o.metricsSecure, "metrics-secure", true, "Serve metrics over HTTPS with authentication and authorization.")
+	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz probes; 0 disables them.")
+	fs.BoolVar(&o.leaderElect, "leader-elect", false, "Elect a leader. Off by default: every replica is active and correct.")
+	fs.IntVar(&o.maxConcurrent, "max-concurrent-reconciles", 8, "Workers per controller.")
+	fs.StringVar(&o.namespace, "namespace", "", "Only watch this namespace (empty: all).")
+	fs.StringVar(&o.allowedHosts, "allowed-hosts", "", "Comma-separated host patterns (path.Match, e.g. '*.lists.example.com') that spec.url may name; empty allows all.")
+	fs.DurationVar(&o.requestTimeout, "request-timeout", etagclient.DefaultRequestTimeout, "Timeout of one HTTP request to a list server, body included.")
+	fs.Int64Var(&o.maxBodyBytes, "max-body-bytes", etagclient.DefaultMaxBodyBytes, "Largest list document read or written.")
+	p := etagclient.DefaultConflictPolicy
+	fs.DurationVar(&o.conflictInitial, "conflict-backoff-initial", p.InitialInterval, "First backoff after a 412.")
+	fs.DurationVar(&o.conflictMax, "conflict-backoff-max", p.MaxInterval, "Largest backoff after a 412 (before jitter).")
+	fs.IntVar(&o.conflictTries, "conflict-max-attempts", p.MaxAttempts, "Write attempts per cycle before ConflictRetriesExhausted (0: no limit).")
+	fs.DurationVar(&o.conflictElapsed, "conflict-max-elapsed", p.MaxElapsedTime, "Longest a cycle retries after 412s (0: no limit).")
+	fs.IntVar(&o.transportTries, "transport-retries", etagclient.DefaultTransportRetries, "Retries of one request after a connection error, 5xx or 429.")
+}
+
+func (o *options) clientOptions() []etagclient.Option {
+	p := etagclient.DefaultConflictPolicy
+	p.InitialInterval, p.MaxInterval = o.conflictInitial, o.conflictMax
+	p.MaxAttempts, p.MaxElapsedTime = o.conflictTries, o.conflictElapsed
+	return []etagclient.Option{
+		etagclient.WithObserver(metrics.Observer{}),
+		etagclient.WithRequestTimeout(o.requestTimeout),
+		etagclient.WithMaxBodyBytes(o.maxBodyBytes),
+		etagclient.WithConflictPolicy(p),
+		etagclient.WithTransportRetries(o.transportTries, etagclient.DefaultTransportWaitMin, etagclient.DefaultTransportWaitMax),
+		etagclient.WithLogger(ctrl.Log.WithName("etagclient")),
+	}
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "manager:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var o options
+	o.bind(flag.CommandLine)
+	zapOpts := zap.Options{}
+	zapOpts.BindFlags(flag.CommandLine)
+	flag.Parse() // --kubeconfig is registered by controller-runtime's config package
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	log := ctrl.Log.WithName("setup")
+
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(v1alpha1.AddToScheme(scheme))
+
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("kubeconfig: %w", err)
+	}
+	mgr, err := ctrl.NewManager(cfg, managerOptions(&o, scheme))
+	if err != nil {
+		return fmt.Errorf("create manager: %w", err)
+	}
+	lists := &reconcile.ListClients{
+		Cached:       mgr.GetClient(),
+		Live:         mgr.GetAPIReader(),
+		Options:      o.clientOptions(),
+		AllowedHosts: splitList(o.allowedHosts),
+	}
+	defer lists.Close()
+	if err := (&reconcile.EntryReconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists,
+		Recorder: mgr.GetEventRecorder("listkeeper"), MaxConcurrentReconciles: o.maxConcurrent,
+	}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up ListEntry controller: %w", err)
+	}
+	if err := (&reconcile.ListReconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists,
+		Recorder: mgr.GetEventRecorder("listkeeper"), MaxConcurrentReconciles: o.maxConcurrent,
+	}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up ExternalList controller: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("readyz", func(req *http.Request) error {
+		if !mgr.GetCache().WaitForCacheSync(req.Context()) {
+			return errors.New("cache not synced")
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	log.Info("starting manager", "leaderElection", o.leaderElect, "namespace", o.namespace,
+		"maxConcurrentReconciles", o.maxConcurrent)
+	ctx := ctrl.SetupSignalHandler()
+	if err := mgr.Start(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("run manager: %w", err)
+	}
+	return nil
+}
+
+func managerOptions(o *options, scheme *runtime.Scheme) ctrl.Options {
+	mo := ctrl.Options{
+		Scheme: scheme,
+		Metrics: metricsserver.Options{
+			BindAddress:   o.metricsAddr,
+			SecureServing: o.metricsSecure,
+			// HTTP/2 is off: it has had request-smuggling and rapid-reset CVEs.
+			TLSOpts: []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }},
+		},
+		HealthProbeBindAddress:  o.probeAddr,
+		LeaderElection:          o.leaderElect,
+		LeaderElectionID:        "listkeeper.dev",
+		GracefulShutdownTimeout: ptr(15 * time.Second),
+	}
+	if o.metricsSecure {
+		mo.Metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	if o.namespace != "" {
+		mo.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{o.namespace: {}}}
+	}
+	return mo
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }

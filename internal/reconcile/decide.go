@@ -1,0 +1,102 @@
+package reconcile
+
+import (
+	"errors"
+	"sort"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/etagclient"
+)
+
+// The pure decisions of the controllers. They do no I/O and are tested by
+// tables.
+
+// isLive reports whether an entry still wants its ID: it exists and is not
+// being deleted.
+func isLive(e *v1alpha1.ListEntry) bool {
+	return e.DeletionTimestamp.IsZero()
+}
+
+// heldByOthers reports whether another live entry of the same list holds id.
+// entries are candidates from the same namespace; self is skipped by UID.
+func heldByOthers(self *v1alpha1.ListEntry, entries []v1alpha1.ListEntry) bool {
+	for i := range entries {
+		e := &entries[i]
+		if e.UID == self.UID || !isLive(e) {
+			continue
+		}
+		if e.Spec.ListRef.Name == self.Spec.ListRef.Name && e.Spec.ID == self.Spec.ID {
+			return true
+		}
+	}
+	return false
+}
+
+// liveIDs returns the sorted, de-duplicated IDs of the live entries that
+// point at list.
+func liveIDs(list string, entries []v1alpha1.ListEntry) []string {
+	seen := make(map[string]struct{}, len(entries))
+	ids := make([]string, 0, len(entries))
+	for i := range entries {
+		e := &entries[i]
+		if e.Spec.ListRef.Name != list || !isLive(e) {
+			continue
+		}
+		if _, ok := seen[e.Spec.ID]; !ok {
+			seen[e.Spec.ID] = struct{}{}
+			ids = append(ids, e.Spec.ID)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// driftChange returns the change that corrects drift between the IDs on the
+// list and the live entries' IDs: the missing ones are added; in Exclusive
+// mode every ID that no entry holds is removed too. ok is false when there is
+// no drift.
+func driftChange(mode v1alpha1.ListMode, onList, live []string) (etagclient.Change, bool) {
+	ch := etagclient.Change{Add: missing(live, onList)}
+	if mode == v1alpha1.ListModeExclusive {
+		ch.RetainOnly = live
+		if ch.RetainOnly == nil {
+			ch.RetainOnly = []string{}
+		}
+	}
+	return ch, !etagclient.Holds(onList, ch)
+}
+
+// missing returns the IDs of want that are not in have, in want's order.
+func missing(want, have []string) []string {
+	h := make(map[string]struct{}, len(have))
+	for _, id := range have {
+		h[id] = struct{}{}
+	}
+	var out []string
+	for _, id := range want {
+		if _, ok := h[id]; !ok {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// reasonFor maps an error from the ETag client, or from resolving a list's
+// configuration, to a condition reason.
+func reasonFor(err error) string {
+	var cfgErr *configError
+	switch {
+	case errors.As(err, &cfgErr):
+		return cfgErr.reason
+	case errors.Is(err, etagclient.ErrNotFound):
+		return v1alpha1.ReasonListNotFound
+	case errors.Is(err, etagclient.ErrUnsafeServer):
+		return v1alpha1.ReasonUnsafeServer
+	case errors.Is(err, etagclient.ErrInvalidDocument):
+		return v1alpha1.ReasonInvalidDocument
+	case errors.Is(err, etagclient.ErrConflictRetriesExhausted):
+		return v1alpha1.ReasonConflictRetriesExhausted
+	default:
+		return v1alpha1.ReasonListUnreachable
+	}
+}

@@ -1,0 +1,63 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+)
+
+// Field names. listRefField and idField are both cache indexes and CRD
+// selectable fields, so the same name works against the cache and, as a
+// field selector, against the API server. secretRefField indexes
+// ExternalLists by the Secret they read headers from.
+const (
+	listRefField   = "spec.listRef.name"
+	idField        = "spec.id"
+	secretRefField = "spec.headersFrom.secretRef.name"
+)
+
+func indexEntries(ctx context.Context, idx client.FieldIndexer) error {
+	if err := idx.IndexField(ctx, &v1alpha1.ListEntry{}, listRefField, func(o client.Object) []string {
+		return []string{o.(*v1alpha1.ListEntry).Spec.ListRef.Name}
+	}); err != nil {
+		return fmt.Errorf("index %s: %w", listRefField, err)
+	}
+	if err := idx.IndexField(ctx, &v1alpha1.ListEntry{}, idField, func(o client.Object) []string {
+		return []string{o.(*v1alpha1.ListEntry).Spec.ID}
+	}); err != nil {
+		return fmt.Errorf("index %s: %w", idField, err)
+	}
+	return nil
+}
+
+func indexLists(ctx context.Context, idx client.FieldIndexer) error {
+	if err := idx.IndexField(ctx, &v1alpha1.ExternalList{}, secretRefField, func(o client.Object) []string {
+		if name := o.(*v1alpha1.ExternalList).HeadersSecretName(); name != "" {
+			return []string{name}
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("index %s: %w", secretRefField, err)
+	}
+	return nil
+}
+
+// specOrDeletionChanged passes creates and deletes, and updates that change
+// the spec (generation) or start a deletion. Status and finalizer updates,
+// which the controller makes itself, do not queue the object again.
+func specOrDeletionChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			if e.ObjectOld == nil || e.ObjectNew == nil {
+				return true
+			}
+			return e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() ||
+				e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero()
+		},
+	}
+}

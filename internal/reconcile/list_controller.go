@@ -1,0 +1,245 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/etagclient"
+)
+
+// statusRefreshInterval is how often an ExternalList's status (reachability,
+// ETag, counts) is refreshed between resyncs. A refresh costs one
+// conditional GET, usually answered 304.
+const statusRefreshInterval = time.Minute
+
+// ListReconciler checks that an ExternalList's document is reachable and
+// well-formed, reports its state, and corrects drift every resync interval.
+type ListReconciler struct {
+	// Client reads from the manager's cache and writes to the API server.
+	Client client.Client
+	// APIReader reads from the API server directly, to re-check a drift
+	// correction against entries the cache may not show yet.
+	APIReader client.Reader
+	// Lists hands out the shared ETag clients.
+	Lists *ListClients
+	// Recorder emits events.
+	Recorder EventRecorder
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// MaxConcurrentReconciles is the number of workers (default 1).
+	MaxConcurrentReconciles int
+}
+
+var _ reconcile.Reconciler = (*ListReconciler)(nil)
+
+// listScope is the state of one reconcile of one ExternalList.
+type listScope struct {
+	list   *v1alpha1.ExternalList
+	before *v1alpha1.ExternalList
+	client *etagclient.Client
+	snap   etagclient.Snapshot
+	live   []string // IDs of the live entries
+}
+
+// +kubebuilder:rbac:groups=listkeeper.dev,resources=externallists,verbs=get;list;watch
+// +kubebuilder:rbac:groups=listkeeper.dev,resources=externallists/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=listkeeper.dev,resources=listentries,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile reads the list, corrects drift when a resync is due, and reports
+// the list's state.
+func (r *ListReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	xl := &v1alpha1.ExternalList{}
+	if err := r.Client.Get(ctx, req.NamespacedName, xl); err != nil {
+		if client.IgnoreNotFound(err) == nil {
+			r.Lists.Forget(req.NamespacedName)
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	s := &listScope{list: xl, before: xl.DeepCopy()}
+	err := r.observe(ctx, s)
+	if err == nil && r.resyncDue(s) {
+		err = r.correctDrift(ctx, s)
+	}
+	if err != nil {
+		r.fail(s, err)
+		// The workqueue's backoff decides when to try again.
+		return ctrl.Result{}, errors.Join(err, r.patchStatus(ctx, s))
+	}
+	return ctrl.Result{RequeueAfter: r.nextCheck(s)}, r.patchStatus(ctx, s)
+}
+
+// observe reads the document and the live entries, and fills the status.
+func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
+	cl, _, err := r.Lists.For(ctx, s.list)
+	if err != nil {
+		return err
+	}
+	s.client = cl
+	if s.snap, err = cl.Read(ctx); err != nil {
+		return err
+	}
+	var entries v1alpha1.ListEntryList
+	if err := r.Client.List(ctx, &entries, client.InNamespace(s.list.Namespace),
+		client.MatchingFields{listRefField: s.list.Name}); err != nil {
+		return fmt.Errorf("list entries: %w", err)
+	}
+	s.live = liveIDs(s.list.Name, entries.Items)
+	st := &s.list.Status
+	st.ETag = s.snap.ETag
+	st.Items = int32(len(s.snap.Items))
+	st.Entries = int32(len(entries.Items))
+	msg := fmt.Sprintf("list has %d items, %d entries point at it", len(s.snap.Items), len(entries.Items))
+	if !s.snap.Exists {
+		msg = "the document does not exist yet; it is created with the first entry"
+		if !s.list.Spec.CreateIfMissing {
+			return fmt.Errorf("GET %s: %w (set spec.createIfMissing to create it)", cl.URL(), etagclient.ErrNotFound)
+		}
+	}
+	s.setReady(metav1.ConditionTrue, v1alpha1.ReasonReady, msg)
+	return nil
+}
+
+func (r *ListReconciler) resyncDue(s *listScope) bool {
+	last := s.list.Status.LastSyncTime
+	return last == nil || s.list.Status.ObservedGeneration != s.list.Generation ||
+		!r.now().Before(last.Add(s.list.ResyncPeriod()))
+}
+
+// correctDrift makes the list hold every live entry's ID (and, in Exclusive
+// mode, nothing else) in one combined write, then re-checks what it changed
+// against the API server, which the cache may trail.
+func (r *ListReconciler) correctDrift(ctx context.Context, s *listScope) error {
+	ch, drift := driftChange(s.list.EffectiveMode(), s.snap.Items, s.live)
+	if drift {
+		res, err := s.client.Update(ctx, ch)
+		if err != nil {
+			return err
+		}
+		removed := missing(s.snap.Items, append(append([]string(nil), s.live...), ch.Add...))
+		if ch.RetainOnly == nil {
+			removed = nil
+		}
+		if err := r.recheck(ctx, s, ch.Add, removed); err != nil {
+			return err
+		}
+		s.list.Status.Items = int32(res.Items)
+		s.list.Status.ETag = res.ETag
+		r.Recorder.Eventf(s.list, nil, corev1.EventTypeNormal, v1alpha1.ReasonDriftCorrected, "Resync",
+			"drift corrected: added %d IDs, removed %d", len(ch.Add), len(removed))
+	}
+	now := metav1.NewTime(r.now())
+	s.list.Status.LastSyncTime = &now
+	return nil
+}
+
+// recheck undoes the part of a drift correction that live entries no longer
+// justify: an added ID whose entries were all deleted meanwhile comes off,
+// and a removed ID that a new entry holds goes back.
+func (r *ListReconciler) recheck(ctx context.Context, s *listScope, added, removed []string) error {
+	if len(added) == 0 && len(removed) == 0 {
+		return nil
+	}
+	var entries v1alpha1.ListEntryList
+	if err := r.APIReader.List(ctx, &entries, client.InNamespace(s.list.Namespace)); err != nil {
+		return fmt.Errorf("re-check entries: %w", err)
+	}
+	live := liveIDs(s.list.Name, entries.Items)
+	repair := etagclient.Change{Add: intersect(removed, live), Remove: missing(added, live)}
+	if repair.IsZero() {
+		return nil
+	}
+	_, err := s.client.Update(ctx, repair)
+	return err
+}
+
+func intersect(a, b []string) []string {
+	return missing(a, missing(a, b))
+}
+
+func (r *ListReconciler) nextCheck(s *listScope) time.Duration {
+	d := statusRefreshInterval
+	if last := s.list.Status.LastSyncTime; last != nil {
+		if untilResync := last.Add(s.list.ResyncPeriod()).Sub(r.now()); untilResync < d {
+			d = max(untilResync, time.Second)
+		}
+	}
+	return d
+}
+
+func (r *ListReconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *ListReconciler) fail(s *listScope, err error) {
+	reason := reasonFor(err)
+	s.setReady(metav1.ConditionFalse, reason, err.Error())
+	r.Recorder.Eventf(s.list, nil, corev1.EventTypeWarning, reason, "Check", "%s", err.Error())
+}
+
+func (s *listScope) setReady(status metav1.ConditionStatus, reason, msg string) {
+	meta.SetStatusCondition(&s.list.Status.Conditions, metav1.Condition{
+		Type: v1alpha1.ConditionReady, Status: status, Reason: reason, Message: msg,
+		ObservedGeneration: s.list.Generation,
+	})
+	s.list.Status.ObservedGeneration = s.list.Generation
+}
+
+func (r *ListReconciler) patchStatus(ctx context.Context, s *listScope) error {
+	if equality.Semantic.DeepEqual(s.before.Status, s.list.Status) {
+		return nil
+	}
+	return client.IgnoreNotFound(r.Client.Status().Patch(ctx, s.list, client.MergeFrom(s.before)))
+}
+
+// SetupWithManager registers the controller, its index and its watches. The
+// Secret watch is metadata-only: the operator never caches Secret data.
+func (r *ListReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Client == nil || r.APIReader == nil || r.Lists == nil || r.Recorder == nil {
+		return errors.New("ListReconciler needs Client, APIReader, Lists and Recorder")
+	}
+	if err := indexLists(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&v1alpha1.ExternalList{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.listsOfSecret), builder.OnlyMetadata).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles)}).
+		Named("externallist").
+		Complete(r)
+}
+
+// listsOfSecret maps a Secret to the ExternalLists that read headers from it.
+func (r *ListReconciler) listsOfSecret(ctx context.Context, obj client.Object) []reconcile.Request {
+	var lists v1alpha1.ExternalListList
+	if err := r.Client.List(ctx, &lists, client.InNamespace(obj.GetNamespace()),
+		client.MatchingFields{secretRefField: obj.GetName()}); err != nil {
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(lists.Items))
+	for i := range lists.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{
+			Namespace: lists.Items[i].Namespace, Name: lists.Items[i].Name}})
+	}
+	return reqs
+}

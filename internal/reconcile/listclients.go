@@ -1,0 +1,257 @@
+package reconcile
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/etagclient"
+)
+
+// ListClients keeps one combining ETag client per list configuration (URL,
+// items pointer, headers, CA bundle, creation) per process, so every worker
+// that changes a list shares its cycles and its cached ETag. It is safe for
+// concurrent use.
+type ListClients struct {
+	// Cached reads Secret metadata, to notice a changed Secret cheaply.
+	Cached client.Reader
+	// Live reads Secret data when a client must be (re)built.
+	Live client.Reader
+	// Options are passed to every client (observer, timeouts, backoff).
+	Options []etagclient.Option
+	// AllowedHosts, when not empty, are path.Match patterns; a list whose
+	// URL host (with or without port) matches none is refused.
+	AllowedHosts []string
+
+	mu     sync.Mutex
+	byKey  map[string]*sharedClient
+	byList map[types.NamespacedName]*listBinding
+}
+
+type sharedClient struct {
+	client *etagclient.Client
+	users  int
+}
+
+// listBinding remembers which client an ExternalList resolved to, and from
+// what (UID, generation, Secret resourceVersion), so an unchanged list costs
+// no Secret read.
+type listBinding struct {
+	stamp string
+	key   string
+}
+
+// configError is a list configuration that cannot work until someone fixes
+// it; reason is the condition reason to report.
+type configError struct {
+	reason string
+	msg    string
+}
+
+func (e *configError) Error() string { return e.msg }
+
+// For returns the client for xl's current configuration.
+func (r *ListClients) For(ctx context.Context, xl *v1alpha1.ExternalList) (*etagclient.Client, string, error) {
+	stamp, err := r.stamp(ctx, xl)
+	if err != nil {
+		return nil, "", err
+	}
+	name := types.NamespacedName{Namespace: xl.Namespace, Name: xl.Name}
+	r.mu.Lock()
+	if b, ok := r.byList[name]; ok && b.stamp == stamp {
+		c := r.byKey[b.key].client
+		r.mu.Unlock()
+		return c, b.key, nil
+	}
+	r.mu.Unlock()
+
+	opts, key, err := r.resolve(ctx, xl)
+	if err != nil {
+		return nil, "", err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byKey == nil {
+		r.byKey = map[string]*sharedClient{}
+		r.byList = map[types.NamespacedName]*listBinding{}
+	}
+	sc, ok := r.byKey[key]
+	if !ok {
+		c, err := etagclient.New(xl.Spec.URL, append(append([]etagclient.Option(nil), r.Options...), opts...)...)
+		if err != nil {
+			return nil, "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: err.Error()}
+		}
+		sc = &sharedClient{client: c}
+		r.byKey[key] = sc
+	}
+	if old, ok := r.byList[name]; !ok || old.key != key {
+		sc.users++
+		if ok {
+			r.release(old.key)
+		}
+	}
+	r.byList[name] = &listBinding{stamp: stamp, key: key}
+	return sc.client, key, nil
+}
+
+// Forget releases the client of a deleted ExternalList.
+func (r *ListClients) Forget(name types.NamespacedName) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if b, ok := r.byList[name]; ok {
+		delete(r.byList, name)
+		r.release(b.key)
+	}
+}
+
+// Close closes every client.
+func (r *ListClients) Close() {
+	r.mu.Lock()
+	clients := r.byKey
+	r.byKey, r.byList = nil, nil
+	r.mu.Unlock()
+	for _, sc := range clients {
+		sc.client.Close()
+	}
+}
+
+// release drops one user of key; the last one closes the client (in the
+// background: Close waits for the cycle in flight). r.mu is held.
+func (r *ListClients) release(key string) {
+	sc, ok := r.byKey[key]
+	if !ok {
+		return
+	}
+	if sc.users--; sc.users <= 0 {
+		delete(r.byKey, key)
+		go sc.client.Close()
+	}
+}
+
+func (r *ListClients) stamp(ctx context.Context, xl *v1alpha1.ExternalList) (string, error) {
+	rv := ""
+	if name := xl.HeadersSecretName(); name != "" {
+		meta := &metav1.PartialObjectMetadata{}
+		meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+		if err := r.Cached.Get(ctx, types.NamespacedName{Namespace: xl.Namespace, Name: name}, meta); err != nil {
+			return "", secretError(name, err)
+		}
+		rv = meta.ResourceVersion
+	}
+	return fmt.Sprintf("%s/%d/%s", xl.UID, xl.Generation, rv), nil
+}
+
+func secretError(name string, err error) error {
+	if apierrors.IsNotFound(err) {
+		return &configError{reason: v1alpha1.ReasonSecretNotFound, msg: fmt.Sprintf("secret %q not found", name)}
+	}
+	return fmt.Errorf("get secret %q: %w", name, err)
+}
+
+// resolve reads what xl needs (Secret headers, CA bundle), checks the host
+// against AllowedHosts, and returns the client options and the key that
+// identifies them.
+func (r *ListClients) resolve(ctx context.Context, xl *v1alpha1.ExternalList) ([]etagclient.Option, string, error) {
+	u, err := url.Parse(xl.Spec.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.url must be an absolute http or https URL"}
+	}
+	if !hostAllowed(u, r.AllowedHosts) {
+		return nil, "", &configError{reason: v1alpha1.ReasonHostNotAllowed,
+			msg: fmt.Sprintf("host %q is not in the operator's --allowed-hosts", u.Hostname())}
+	}
+	if _, err := etagclient.ParsePointer(xl.Spec.ItemsPointer); err != nil {
+		return nil, "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.itemsPointer: " + err.Error()}
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%t\x00%s\x00", xl.Spec.URL, xl.Spec.ItemsPointer, xl.Spec.CreateIfMissing, xl.Spec.CABundle)
+	opts := []etagclient.Option{
+		etagclient.WithItemsPointer(xl.Spec.ItemsPointer),
+		etagclient.WithCreateIfMissing(xl.Spec.CreateIfMissing),
+	}
+	if name := xl.HeadersSecretName(); name != "" {
+		secret := &corev1.Secret{}
+		if err := r.Live.Get(ctx, types.NamespacedName{Namespace: xl.Namespace, Name: name}, secret); err != nil {
+			return nil, "", secretError(name, err)
+		}
+		headers, err := headersFrom(secret)
+		if err != nil {
+			return nil, "", err
+		}
+		keys := make([]string, 0, len(headers))
+		for k := range headers {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(h, "%s\x00%s\x00", k, headers.Get(k))
+		}
+		opts = append(opts, etagclient.WithHeaders(headers))
+	}
+	if xl.Spec.CABundle != "" {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM([]byte(xl.Spec.CABundle)) {
+			return nil, "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.caBundle holds no PEM certificate"}
+		}
+		opts = append(opts, etagclient.WithTLSConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}))
+	}
+	return opts, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// headersFrom turns a Secret's keys into request headers. Values are never
+// printed: an invalid one is reported by key only.
+func headersFrom(s *corev1.Secret) (http.Header, error) {
+	h := http.Header{}
+	for k, v := range s.Data {
+		val := strings.TrimSpace(string(v))
+		if !validHeaderName(k) || strings.ContainsAny(val, "\r\n\x00") {
+			return nil, &configError{reason: v1alpha1.ReasonInvalidSpec,
+				msg: fmt.Sprintf("secret %q key %q is not a valid HTTP header", s.Name, k)}
+		}
+		h.Set(k, val)
+	}
+	return h, nil
+}
+
+func validHeaderName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, c := range k {
+		if c > 0x7e || c <= 0x20 || strings.ContainsRune("()<>@,;:\\\"/[]?={}", c) {
+			return false
+		}
+	}
+	return true
+}
+
+func hostAllowed(u *url.URL, patterns []string) bool {
+	if len(patterns) == 0 {
+		return true
+	}
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, u.Hostname()); ok {
+			return true
+		}
+		if ok, _ := path.Match(p, u.Host); ok {
+			return true
+		}
+	}
+	return false
+}
