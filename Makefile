@@ -38,7 +38,7 @@ generate: controller-gen ## Generate the DeepCopy methods (api/v1alpha1/zz_gener
 
 .PHONY: fmt
 fmt: ## Run gofmt -w on the module.
-	gofmt -w $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*')
+	git ls-files --cached --others --exclude-standard '*.go' | xargs -r gofmt -w
 
 .PHONY: vet
 vet: ## Run go vet.

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*'))
+unformatted=$(git ls-files --cached --others --exclude-standard '*.go' | xargs -r gofmt -l)
 if [ -n "$unformatted" ]; then
   echo "gofmt would change these files (run 'make fmt'):" >&2
   echo "$unformatted" >&2

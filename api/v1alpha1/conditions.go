@@ -1,0 +1,97 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+// FinalizerName is the finalizer the operator puts on every ListEntry. It
+// holds a deleted ListEntry until its ID is off the list (or the removal was
+// skipped because the ExternalList is gone).
+const FinalizerName = "listkeeper.dev/cleanup"
+
+// Condition types.
+const (
+	// ConditionReady is the condition type on an ExternalList. It is True
+	// when the document was last read or written successfully and is
+	// well-formed.
+	ConditionReady = "Ready"
+
+	// ConditionSynced is the condition type on a ListEntry. It is True when
+	// the entry's ID is on the list.
+	ConditionSynced = "Synced"
+)
+
+// Condition reasons. The same reasons are used as the reason of the Warning
+// (or Normal) events that the controllers record, so that an event and the
+// condition it explains can be matched.
+const (
+	// ReasonAdded means the ListEntry's ID is on the list (Synced=True).
+	ReasonAdded = "Added"
+
+	// ReasonRemoved means the deleted ListEntry's ID was taken off the list
+	// (or was kept because another live ListEntry carries the same ID).
+	ReasonRemoved = "Removed"
+
+	// ReasonListNotFound means the referenced ExternalList object does not
+	// exist, or the server answered 404 for the document and createIfMissing
+	// is false.
+	ReasonListNotFound = "ListNotFound"
+
+	// ReasonListUnreachable means the server could not be reached or
+	// answered with an error (connection failure, timeout, 5xx, 429, or an
+	// unexpected status).
+	ReasonListUnreachable = "ListUnreachable"
+
+	// ReasonInvalidDocument means the document is not JSON, itemsPointer does
+	// not resolve in it, or what it points at is not an array of strings.
+	ReasonInvalidDocument = "InvalidDocument"
+
+	// ReasonUnsafeServer means the server returned a weak (W/) or no ETag, so
+	// no safe conditional write is possible; the operator refuses to write
+	// rather than overwrite the list blindly.
+	ReasonUnsafeServer = "UnsafeServer"
+
+	// ReasonConflictRetriesExhausted means every conditional write lost to a
+	// concurrent writer (412 Precondition Failed) until the retry budget ran
+	// out. The change is retried later.
+	ReasonConflictRetriesExhausted = "ConflictRetriesExhausted"
+
+	// ReasonInvalidSpec means the spec can never work as written, for example
+	// a caBundle that holds no PEM certificate or a header Secret whose
+	// entries are not valid HTTP headers.
+	ReasonInvalidSpec = "InvalidSpec"
+
+	// ReasonSecretNotFound means the Secret named in
+	// spec.headersFrom.secretRef does not exist.
+	ReasonSecretNotFound = "SecretNotFound"
+
+	// ReasonHostNotAllowed means the host of spec.url is not one the operator
+	// was configured to talk to.
+	ReasonHostNotAllowed = "HostNotAllowed"
+
+	// ReasonReady means the ExternalList is reachable and its document is
+	// well-formed (Ready=True).
+	ReasonReady = "Ready"
+
+	// ReasonDriftCorrected means a resync found the list differing from what
+	// the ListEntries require (an ID missing or, in Exclusive mode, a foreign
+	// ID present) and wrote the correction.
+	ReasonDriftCorrected = "DriftCorrected"
+
+	// ReasonRemoveSkipped means a ListEntry was deleted while its ExternalList
+	// object no longer exists, so its ID could not be taken off any list and
+	// the finalizer was released without a write.
+	ReasonRemoveSkipped = "RemoveSkipped"
+)

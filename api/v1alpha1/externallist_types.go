@@ -1,0 +1,191 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ListMode says which IDs on an external list the operator may change.
+//
+// +kubebuilder:validation:Enum=Additive;Exclusive
+type ListMode string
+
+const (
+	// ListModeAdditive touches only the IDs of ListEntries: their IDs are
+	// added, and removed when the ListEntry is deleted. Every other ID on the
+	// list is left alone. It is the default.
+	ListModeAdditive ListMode = "Additive"
+
+	// ListModeExclusive makes the operator the owner of the whole list: at
+	// every resync the list is made equal to the IDs of the live ListEntries
+	// that refer to the ExternalList, so any other ID is removed.
+	ListModeExclusive ListMode = "Exclusive"
+)
+
+// ExternalListSpec is where an external list lives and how to talk to it.
+type ExternalListSpec struct {
+	// url is the http or https URL of the JSON document that holds the list.
+	// The server must answer GET with a strong ETag and honour If-Match on
+	// PUT; see the listkeeper documentation for the full HTTP contract.
+	// +required
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != ''",message="url must be an http or https URL"
+	URL string `json:"url"`
+
+	// itemsPointer is an RFC 6901 JSON pointer to the array of string IDs
+	// inside the document, for example "/items" or "/data/tenants".
+	// The default, "", means the document itself is the array. Everything in
+	// the document outside the array is preserved when the list is written.
+	// +optional
+	// +kubebuilder:default=""
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(/([^~/]|~[01])*)*$')",message="itemsPointer must be empty or an RFC 6901 JSON pointer such as /items: each token starts with '/', and '~' may only appear as '~0' (for '~') or '~1' (for '/')"
+	ItemsPointer string `json:"itemsPointer,omitempty"`
+
+	// headersFrom names a Secret whose entries are sent as request headers,
+	// for example a key "Authorization" with value "Bearer <token>".
+	// Default: no extra headers.
+	// +optional
+	HeadersFrom *HeadersSource `json:"headersFrom,omitempty"`
+
+	// caBundle is a PEM-encoded bundle of CA certificates used to verify the
+	// server's certificate when url is https and the server uses a private CA.
+	// Default: the system's trusted roots.
+	// +optional
+	CABundle string `json:"caBundle,omitempty"`
+
+	// mode says which IDs on the list the operator may change.
+	// Additive (the default) only adds and removes the IDs of ListEntries and
+	// leaves every other ID alone. Exclusive makes the list equal to the IDs
+	// of the live ListEntries at every resync, removing any other ID.
+	// +optional
+	// +kubebuilder:default=Additive
+	Mode ListMode `json:"mode,omitempty"`
+
+	// resyncInterval is how often the operator re-reads the list to report
+	// it and to correct drift (re-adding missing IDs; in Exclusive mode also
+	// removing foreign ones). A Go duration such as "30s", "10m" or "1h";
+	// at least 10s. Default: 10m.
+	// +optional
+	// +kubebuilder:default="10m"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('10s')",message="resyncInterval must be a duration of at least 10s, such as 30s, 10m or 1h"
+	ResyncInterval *metav1.Duration `json:"resyncInterval,omitempty"`
+
+	// createIfMissing, when true, creates the document (an empty list at
+	// itemsPointer) when the server answers 404, instead of reporting
+	// ListNotFound. The create is conditional (If-None-Match: *), so it never
+	// overwrites a document that appeared meanwhile. Default: false.
+	// +optional
+	// +kubebuilder:default=false
+	CreateIfMissing bool `json:"createIfMissing,omitempty"`
+}
+
+// HeadersSource names where extra request headers come from.
+type HeadersSource struct {
+	// secretRef names a Secret in the ExternalList's namespace. Each key of
+	// the Secret is a header name and its value the header value.
+	// +required
+	SecretRef SecretReference `json:"secretRef"`
+}
+
+// SecretReference names a Secret in the same namespace as the object that
+// refers to it.
+type SecretReference struct {
+	// name is the name of the Secret.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// ExternalListStatus is what the operator last observed of an external list.
+type ExternalListStatus struct {
+	// conditions describe the list's state. The Ready condition is True when
+	// the document was last read (or written) successfully and is
+	// well-formed; when it is False its reason says why (for example
+	// ListNotFound, ListUnreachable, InvalidDocument, UnsafeServer,
+	// SecretNotFound, InvalidSpec).
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// observedGeneration is the metadata.generation of the spec that the
+	// status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// etag is the strong ETag of the document as last read or written.
+	// +optional
+	ETag string `json:"etag,omitempty"`
+
+	// items is the number of IDs on the list as last read or written.
+	// +optional
+	Items int32 `json:"items"`
+
+	// entries is the number of live (not deleting) ListEntries that refer to
+	// this ExternalList.
+	// +optional
+	Entries int32 `json:"entries"`
+
+	// lastSyncTime is when the list was last read or written successfully.
+	// +optional
+	LastSyncTime *metav1.Time `json:"lastSyncTime,omitempty"`
+}
+
+// ExternalList is a list of IDs that lives outside Kubernetes, as a JSON
+// document behind an HTTP API, together with how to reach and change it.
+// ListEntries that refer to it put their IDs on it.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced,shortName=xl,categories=listkeeper
+// +kubebuilder:printcolumn:name="URL",type=string,JSONPath=`.spec.url`
+// +kubebuilder:printcolumn:name="Items",type=integer,JSONPath=`.status.items`
+// +kubebuilder:printcolumn:name="Entries",type=integer,JSONPath=`.status.entries`,priority=1
+// +kubebuilder:printcolumn:name="Mode",type=string,JSONPath=`.spec.mode`,priority=1
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type ExternalList struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec says where the list lives and how to talk to it.
+	// +required
+	Spec ExternalListSpec `json:"spec"`
+
+	// status is what the operator last observed of the list.
+	// +optional
+	Status ExternalListStatus `json:"status,omitempty"`
+}
+
+// ExternalListList is a list of ExternalList objects.
+//
+// +kubebuilder:object:root=true
+type ExternalListList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// Items are the ExternalList objects.
+	Items []ExternalList `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&ExternalList{}, &ExternalListList{})
+}

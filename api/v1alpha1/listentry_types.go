@@ -1,0 +1,109 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ListEntrySpec is which ID to keep on which ExternalList. Both fields are
+// immutable: to move an ID, create a new ListEntry and delete the old one.
+type ListEntrySpec struct {
+	// listRef names the ExternalList, in the same namespace, that the ID is
+	// kept on. Immutable.
+	// +required
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="listRef is immutable"
+	ListRef ListReference `json:"listRef"`
+
+	// id is the ID kept on the list while this ListEntry exists, 1 to 253
+	// characters. Several ListEntries may carry the same ID on the same list;
+	// the ID stays until the last of them is deleted. Immutable.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="id is immutable"
+	ID string `json:"id"`
+}
+
+// ListReference names an ExternalList in the same namespace as the object
+// that refers to it.
+type ListReference struct {
+	// name is the name of the ExternalList.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// ListEntryStatus is what the operator last did with a ListEntry's ID.
+type ListEntryStatus struct {
+	// conditions describe the entry's state. The Synced condition is True
+	// (reason Added) once the ID is on the list; when it is False its reason
+	// says why (for example ListNotFound, ListUnreachable, UnsafeServer,
+	// ConflictRetriesExhausted).
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// observedGeneration is the metadata.generation of the spec that the
+	// status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// ListEntry keeps one ID on one ExternalList for as long as it exists. When
+// it is deleted, the finalizer listkeeper.dev/cleanup holds it until the ID
+// is off the list.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced,shortName=le,categories=listkeeper
+// +kubebuilder:printcolumn:name="List",type=string,JSONPath=`.spec.listRef.name`
+// +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.spec.id`
+// +kubebuilder:printcolumn:name="Synced",type=string,JSONPath=`.status.conditions[?(@.type=="Synced")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Synced")].reason`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:selectablefield:JSONPath=`.spec.listRef.name`
+// +kubebuilder:selectablefield:JSONPath=`.spec.id`
+type ListEntry struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec says which ID to keep on which ExternalList.
+	// +required
+	Spec ListEntrySpec `json:"spec"`
+
+	// status is what the operator last did with the ID.
+	// +optional
+	Status ListEntryStatus `json:"status,omitempty"`
+}
+
+// ListEntryList is a list of ListEntry objects.
+//
+// +kubebuilder:object:root=true
+type ListEntryList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// Items are the ListEntry objects.
+	Items []ListEntry `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&ListEntry{}, &ListEntryList{})
+}

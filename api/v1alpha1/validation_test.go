@@ -1,0 +1,403 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	v1alpha1 "github.com/listkeeper/listkeeper/api/v1alpha1"
+)
+
+// These tests install the generated CRDs into a real kube-apiserver (envtest)
+// and check that the OpenAPI and CEL validation in them accepts and rejects
+// what the API promises. They run when KUBEBUILDER_ASSETS is set or when the
+// binaries built by `make envtest-assets` are in bin/k8s, and are skipped
+// only when neither is there.
+
+const testNamespace = "default"
+
+var (
+	// localAssets is where `make envtest-assets` puts kube-apiserver and etcd.
+	localAssets = filepath.Join("..", "..", "bin", "k8s")
+
+	k8sClient  client.Client
+	skipReason string // set when no envtest binaries can be found
+	envErr     error  // set when envtest was found but could not start
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		if _, err := os.Stat(filepath.Join(localAssets, "kube-apiserver")); err == nil {
+			assets = localAssets
+		}
+	}
+	if assets == "" {
+		skipReason = "KUBEBUILDER_ASSETS is unset and " + localAssets + " has no kube-apiserver; run `make envtest-assets`"
+		return m.Run()
+	}
+
+	env := &envtest.Environment{
+		CRDDirectoryPaths:        []string{filepath.Join("..", "..", "config", "crd", "bases")},
+		ErrorIfCRDPathMissing:    true,
+		BinaryAssetsDirectory:    assets,
+		ControlPlaneStartTimeout: 2 * time.Minute,
+		ControlPlaneStopTimeout:  time.Minute,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		envErr = fmt.Errorf("start envtest with assets %s: %w", assets, err)
+		return m.Run()
+	}
+	defer func() {
+		if err := env.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "stop envtest: %v\n", err)
+		}
+	}()
+
+	scheme := runtime.NewScheme()
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		envErr = fmt.Errorf("add v1alpha1 to scheme: %w", err)
+		return m.Run()
+	}
+	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		envErr = fmt.Errorf("create client: %w", err)
+	}
+	return m.Run()
+}
+
+// requireAPIServer skips the test when no envtest binaries exist and fails it
+// when they exist but the API server did not start.
+func requireAPIServer(t *testing.T) {
+	t.Helper()
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	if envErr != nil {
+		t.Fatal(envErr)
+	}
+}
+
+// rejection is what a create or update is expected to be refused for: a
+// field path (as in the API error's causes) and, for the CEL rules this API
+// defines, a fragment of the rule's message.
+type rejection struct {
+	field   string
+	message string // optional
+}
+
+// checkResult fails t unless err matches want: nil for an accepted request,
+// an Invalid error with a cause on want.field otherwise.
+func checkResult(t *testing.T, err error, want *rejection) {
+	t.Helper()
+	if want == nil {
+		if err != nil {
+			t.Fatalf("want the request accepted, got: %v", err)
+		}
+		return
+	}
+	if err == nil {
+		t.Fatalf("want the request rejected on %s, it was accepted", want.field)
+	}
+	if !apierrors.IsInvalid(err) {
+		t.Fatalf("want an Invalid error on %s, got: %v", want.field, err)
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Details == nil {
+		t.Fatalf("want an error with causes, got: %v", err)
+	}
+	for _, c := range status.Status().Details.Causes {
+		if c.Field == want.field && strings.Contains(c.Message, want.message) {
+			t.Logf("rejected as expected: %v", err)
+			return
+		}
+	}
+	t.Fatalf("want a cause on %s containing %q, got: %v", want.field, want.message, err)
+}
+
+func newList(mutate func(*v1alpha1.ExternalListSpec)) *v1alpha1.ExternalList {
+	l := &v1alpha1.ExternalList{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "xl-", Namespace: testNamespace},
+		Spec:       v1alpha1.ExternalListSpec{URL: "http://lists.example.com/allow"},
+	}
+	if mutate != nil {
+		mutate(&l.Spec)
+	}
+	return l
+}
+
+func newEntry(mutate func(*v1alpha1.ListEntrySpec)) *v1alpha1.ListEntry {
+	e := &v1alpha1.ListEntry{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "le-", Namespace: testNamespace},
+		Spec: v1alpha1.ListEntrySpec{
+			ListRef: v1alpha1.ListReference{Name: "allow-list"},
+			ID:      "tenant-a",
+		},
+	}
+	if mutate != nil {
+		mutate(&e.Spec)
+	}
+	return e
+}
+
+func duration(s string) *metav1.Duration {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		panic(err)
+	}
+	return &metav1.Duration{Duration: d}
+}
+
+func TestExternalListValidation(t *testing.T) {
+	requireAPIServer(t)
+
+	const (
+		urlMsg      = "url must be an http or https URL"
+		pointerMsg  = "itemsPointer must be empty or an RFC 6901 JSON pointer"
+		intervalMsg = "resyncInterval must be a duration of at least 10s"
+	)
+	tests := []struct {
+		name   string
+		mutate func(*v1alpha1.ExternalListSpec)
+		want   *rejection
+	}{
+		{name: "minimal"},
+		{name: "every field set", mutate: func(s *v1alpha1.ExternalListSpec) {
+			s.URL = "https://lists.example.com:8443/v1/tenants?format=json"
+			s.ItemsPointer = "/data/tenants"
+			s.HeadersFrom = &v1alpha1.HeadersSource{SecretRef: v1alpha1.SecretReference{Name: "auth"}}
+			s.CABundle = "-----BEGIN CERTIFICATE-----\n...\n-----END CERTIFICATE-----\n"
+			s.Mode = v1alpha1.ListModeExclusive
+			s.ResyncInterval = duration("30s")
+			s.CreateIfMissing = true
+		}},
+		{name: "url with IP and port", mutate: func(s *v1alpha1.ExternalListSpec) { s.URL = "http://127.0.0.1:8090/lists/allow" }},
+		{name: "url ftp", mutate: func(s *v1alpha1.ExternalListSpec) { s.URL = "ftp://x" }, want: &rejection{"spec.url", urlMsg}},
+		{name: "url without scheme", mutate: func(s *v1alpha1.ExternalListSpec) { s.URL = "lists.example.com/allow" }, want: &rejection{"spec.url", urlMsg}},
+		{name: "url path only", mutate: func(s *v1alpha1.ExternalListSpec) { s.URL = "/lists/allow" }, want: &rejection{"spec.url", urlMsg}},
+		{name: "url without host", mutate: func(s *v1alpha1.ExternalListSpec) { s.URL = "http://" }, want: &rejection{"spec.url", urlMsg}},
+		{name: "url not a URL", mutate: func(s *v1alpha1.ExternalListSpec) { s.URL = "not a url" }, want: &rejection{"spec.url", urlMsg}},
+		{name: "url empty", mutate: func(s *v1alpha1.ExternalListSpec) { s.URL = "" }, want: &rejection{field: "spec.url"}},
+		{name: "url too long", mutate: func(s *v1alpha1.ExternalListSpec) {
+			s.URL = "https://lists.example.com/" + strings.Repeat("a", 2049-len("https://lists.example.com/"))
+		}, want: &rejection{field: "spec.url"}},
+		{name: "pointer to root array", mutate: func(s *v1alpha1.ExternalListSpec) { s.ItemsPointer = "" }},
+		{name: "pointer with escapes", mutate: func(s *v1alpha1.ExternalListSpec) { s.ItemsPointer = "/a~0b/~1c/0" }},
+		{name: "pointer to empty key", mutate: func(s *v1alpha1.ExternalListSpec) { s.ItemsPointer = "/" }},
+		{name: "pointer without leading slash", mutate: func(s *v1alpha1.ExternalListSpec) { s.ItemsPointer = "abc" }, want: &rejection{"spec.itemsPointer", pointerMsg}},
+		{name: "pointer with bad escape", mutate: func(s *v1alpha1.ExternalListSpec) { s.ItemsPointer = "/a~2" }, want: &rejection{"spec.itemsPointer", pointerMsg}},
+		{name: "pointer with dangling tilde", mutate: func(s *v1alpha1.ExternalListSpec) { s.ItemsPointer = "/a~" }, want: &rejection{"spec.itemsPointer", pointerMsg}},
+		{name: "mode Exclusive", mutate: func(s *v1alpha1.ExternalListSpec) { s.Mode = v1alpha1.ListModeExclusive }},
+		{name: "mode unknown", mutate: func(s *v1alpha1.ExternalListSpec) { s.Mode = "Sometimes" }, want: &rejection{field: "spec.mode"}},
+		{name: "mode wrong case", mutate: func(s *v1alpha1.ExternalListSpec) { s.Mode = "exclusive" }, want: &rejection{field: "spec.mode"}},
+		{name: "resync at the minimum", mutate: func(s *v1alpha1.ExternalListSpec) { s.ResyncInterval = duration("10s") }},
+		{name: "resync of an hour", mutate: func(s *v1alpha1.ExternalListSpec) { s.ResyncInterval = duration("1h") }},
+		{name: "resync below the minimum", mutate: func(s *v1alpha1.ExternalListSpec) { s.ResyncInterval = duration("9s") }, want: &rejection{"spec.resyncInterval", intervalMsg}},
+		{name: "resync negative", mutate: func(s *v1alpha1.ExternalListSpec) { s.ResyncInterval = duration("-1m") }, want: &rejection{"spec.resyncInterval", intervalMsg}},
+		{name: "header secret without name", mutate: func(s *v1alpha1.ExternalListSpec) {
+			s.HeadersFrom = &v1alpha1.HeadersSource{}
+		}, want: &rejection{field: "spec.headersFrom.secretRef.name"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			l := newList(tt.mutate)
+			err := k8sClient.Create(ctx, l)
+			checkResult(t, err, tt.want)
+			if err == nil {
+				t.Cleanup(func() { _ = k8sClient.Delete(ctx, l) })
+			}
+		})
+	}
+}
+
+func TestExternalListResyncIntervalNotADuration(t *testing.T) {
+	requireAPIServer(t)
+	ctx := context.Background()
+
+	// A typed client cannot send a malformed duration, so send raw JSON.
+	l := newList(nil)
+	patch := client.RawPatch("application/apply-patch+yaml", []byte(`{
+		"apiVersion": "listkeeper.dev/v1alpha1", "kind": "ExternalList",
+		"metadata": {"name": "xl-bad-duration", "namespace": "`+testNamespace+`"},
+		"spec": {"url": "http://lists.example.com/allow", "resyncInterval": "soon"}}`))
+	l.GenerateName = ""
+	l.Name = "xl-bad-duration"
+	err := k8sClient.Patch(ctx, l, patch, client.FieldOwner("test"), client.ForceOwnership)
+	checkResult(t, err, &rejection{field: "spec.resyncInterval"})
+}
+
+func TestExternalListDefaults(t *testing.T) {
+	requireAPIServer(t)
+	ctx := context.Background()
+
+	l := newList(nil)
+	if err := k8sClient.Create(ctx, l); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	t.Cleanup(func() { _ = k8sClient.Delete(ctx, l) })
+
+	got := &v1alpha1.ExternalList{}
+	if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(l), got); err != nil {
+		t.Fatalf("get: %v", err)
+	}
+	if got.Spec.Mode != v1alpha1.ListModeAdditive {
+		t.Errorf("mode = %q, want %q", got.Spec.Mode, v1alpha1.ListModeAdditive)
+	}
+	if got.Spec.ResyncInterval == nil || got.Spec.ResyncInterval.Duration != v1alpha1.DefaultResyncInterval {
+		t.Errorf("resyncInterval = %v, want %v", got.Spec.ResyncInterval, v1alpha1.DefaultResyncInterval)
+	}
+	if got.Spec.ItemsPointer != "" || got.Spec.CreateIfMissing || got.Spec.HeadersFrom != nil || got.Spec.CABundle != "" {
+		t.Errorf("unexpected defaults: %+v", got.Spec)
+	}
+}
+
+func TestExternalListStatusSubresource(t *testing.T) {
+	requireAPIServer(t)
+	ctx := context.Background()
+
+	l := newList(nil)
+	if err := k8sClient.Create(ctx, l); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	t.Cleanup(func() { _ = k8sClient.Delete(ctx, l) })
+
+	now := metav1.NewTime(time.Now().Truncate(time.Second))
+	l.Status = v1alpha1.ExternalListStatus{
+		ObservedGeneration: l.Generation,
+		ETag:               `"v1"`,
+		Items:              3,
+		Entries:            2,
+		LastSyncTime:       &now,
+		Conditions: []metav1.Condition{{
+			Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue,
+			Reason: v1alpha1.ReasonReady, Message: "list has 3 items", LastTransitionTime: now,
+		}},
+	}
+	if err := k8sClient.Status().Update(ctx, l); err != nil {
+		t.Fatalf("update status: %v", err)
+	}
+	got := &v1alpha1.ExternalList{}
+	if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(l), got); err != nil {
+		t.Fatalf("get: %v", err)
+	}
+	if got.Status.Items != 3 || got.Status.Entries != 2 || got.Status.ETag != `"v1"` || len(got.Status.Conditions) != 1 {
+		t.Errorf("status not stored: %+v", got.Status)
+	}
+}
+
+func TestListEntryCreateValidation(t *testing.T) {
+	requireAPIServer(t)
+
+	tests := []struct {
+		name   string
+		mutate func(*v1alpha1.ListEntrySpec)
+		want   *rejection
+	}{
+		{name: "valid"},
+		{name: "id of 253 characters", mutate: func(s *v1alpha1.ListEntrySpec) { s.ID = strings.Repeat("a", 253) }},
+		{name: "id with any characters", mutate: func(s *v1alpha1.ListEntrySpec) { s.ID = "Tenant A/ü:42" }},
+		{name: "id of 254 characters", mutate: func(s *v1alpha1.ListEntrySpec) { s.ID = strings.Repeat("a", 254) }, want: &rejection{field: "spec.id"}},
+		{name: "id empty", mutate: func(s *v1alpha1.ListEntrySpec) { s.ID = "" }, want: &rejection{field: "spec.id"}},
+		{name: "listRef without name", mutate: func(s *v1alpha1.ListEntrySpec) { s.ListRef.Name = "" }, want: &rejection{field: "spec.listRef.name"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			e := newEntry(tt.mutate)
+			err := k8sClient.Create(ctx, e)
+			checkResult(t, err, tt.want)
+			if err == nil {
+				t.Cleanup(func() { _ = k8sClient.Delete(ctx, e) })
+			}
+		})
+	}
+}
+
+func TestListEntryImmutability(t *testing.T) {
+	requireAPIServer(t)
+
+	tests := []struct {
+		name   string
+		mutate func(*v1alpha1.ListEntry)
+		want   *rejection
+	}{
+		{name: "labels may change", mutate: func(e *v1alpha1.ListEntry) { e.Labels = map[string]string{"team": "a"} }},
+		{name: "id is immutable", mutate: func(e *v1alpha1.ListEntry) { e.Spec.ID = "tenant-b" }, want: &rejection{"spec.id", "id is immutable"}},
+		{name: "listRef is immutable", mutate: func(e *v1alpha1.ListEntry) { e.Spec.ListRef.Name = "deny-list" }, want: &rejection{"spec.listRef", "listRef is immutable"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			e := newEntry(nil)
+			if err := k8sClient.Create(ctx, e); err != nil {
+				t.Fatalf("create: %v", err)
+			}
+			t.Cleanup(func() { _ = k8sClient.Delete(ctx, e) })
+
+			tt.mutate(e)
+			checkResult(t, k8sClient.Update(ctx, e), tt.want)
+		})
+	}
+}
+
+func TestListEntryStatusSubresource(t *testing.T) {
+	requireAPIServer(t)
+	ctx := context.Background()
+
+	e := newEntry(nil)
+	if err := k8sClient.Create(ctx, e); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	t.Cleanup(func() { _ = k8sClient.Delete(ctx, e) })
+
+	e.Status = v1alpha1.ListEntryStatus{
+		ObservedGeneration: e.Generation,
+		Conditions: []metav1.Condition{{
+			Type: v1alpha1.ConditionSynced, Status: metav1.ConditionTrue,
+			Reason: v1alpha1.ReasonAdded, Message: "tenant-a is on the list", LastTransitionTime: metav1.Now(),
+		}},
+	}
+	if err := k8sClient.Status().Update(ctx, e); err != nil {
+		t.Fatalf("update status: %v", err)
+	}
+	got := &v1alpha1.ListEntry{}
+	if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(e), got); err != nil {
+		t.Fatalf("get: %v", err)
+	}
+	if len(got.Status.Conditions) != 1 || got.Status.Conditions[0].Reason != v1alpha1.ReasonAdded {
+		t.Errorf("status not stored: %+v", got.Status)
+	}
+}
