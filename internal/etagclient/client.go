@@ -1,6 +1,7 @@
 package etagclient
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -114,7 +115,14 @@ func (c *Client) URL() string { return c.safeURL }
 func (c *Client) Close() {
 	c.cancel()
 	c.wg.Wait()
-	c.http.HTTPClient.CloseIdleConnections()
+	// http.Client.CloseIdleConnections reaches a transport only through its
+	// CloseIdleConnections method, which countingTransport does not have,
+	// so it did nothing: ask the wrapped transport directly.
+	if ct, ok := c.http.HTTPClient.Transport.(*countingTransport); ok {
+		if ci, ok := ct.next.(interface{ CloseIdleConnections() }); ok {
+			ci.CloseIdleConnections()
+		}
+	}
 }
 
 // Update makes the change hold on the list. It returns when the change is
@@ -449,7 +457,9 @@ func (c *Client) read(ctx context.Context) error {
 	defer drain(resp)
 	switch resp.StatusCode {
 	case http.StatusNotModified:
-		if c.doc == nil {
+		// Only a revalidation (If-None-Match sent) may answer 304; without
+		// a cached ETag there is nothing to send If-Match with.
+		if c.doc == nil || c.etag == "" {
 			return fmt.Errorf("GET %s: %w", c.safeURL, &StatusError{Method: http.MethodGet, Code: resp.StatusCode})
 		}
 		c.known, c.absent = true, false
@@ -461,11 +471,14 @@ func (c *Client) read(ctx context.Context) error {
 	default:
 		return fmt.Errorf("GET %s: %w", c.safeURL, &StatusError{Method: http.MethodGet, Code: resp.StatusCode})
 	}
-	etag, err := ParseETag(resp.Header)
-	if err != nil {
+	// The content type is checked before the ETag: an HTML page from a
+	// proxy or a login portal usually has no ETag, and "not JSON" is the
+	// diagnosis that points the user at the real problem.
+	if err := checkContentType(resp.Header); err != nil {
 		return fmt.Errorf("GET %s: %w", c.safeURL, err)
 	}
-	if err := checkContentType(resp.Header); err != nil {
+	etag, err := ParseETag(resp.Header)
+	if err != nil {
 		return fmt.Errorf("GET %s: %w", c.safeURL, err)
 	}
 	body, err := readBody(resp, c.cfg.maxBodyBytes)
@@ -510,12 +523,15 @@ func (c *Client) put(ctx context.Context, next *Document) (putOutcome, error) {
 	case code == http.StatusOK || code == http.StatusCreated || code == http.StatusNoContent:
 		etag, err := ParseETag(resp.Header)
 		if err != nil {
-			// Committed, but the new version is unknown: re-read next time.
-			c.doc, c.etag, c.known, c.absent = nil, "", false, false
+			// Committed, but the new version is unknown: re-read next time
+			// (known is false, and without an ETag the read sends no
+			// If-None-Match). The written document is kept so that the
+			// Result reports the items just committed, not 0.
+			c.doc, c.etag, c.known, c.absent = next, "", false, false
 			c.cfg.log.V(1).Info("PUT answer carried no usable ETag; the next change re-reads", "url", c.safeURL)
 			return putCommitted, nil
 		}
-		c.doc, c.etag, c.known, c.absent = next, etag, true, false
+		c.doc, c.etag, c.known, c.absent = c.stored(resp, next), etag, true, false
 		return putCommitted, nil
 	case code == http.StatusPreconditionFailed:
 		return putConflict, nil
@@ -529,6 +545,25 @@ func (c *Client) put(ctx context.Context, next *Document) (putOutcome, error) {
 	default:
 		return 0, fmt.Errorf("PUT %s: %w", c.safeURL, &StatusError{Method: http.MethodPut, Code: code})
 	}
+}
+
+// stored returns the document the server says it stored, when its answer to
+// the PUT carries one: a server may add or rewrite fields on write (an
+// updatedAt, a version), and the next write from the cache must not drop
+// them. Without a usable body, what was sent is what was stored.
+func (c *Client) stored(resp *http.Response, sent *Document) *Document {
+	if resp.StatusCode == http.StatusNoContent || checkContentType(resp.Header) != nil {
+		return sent
+	}
+	body, err := readBody(resp, c.cfg.maxBodyBytes)
+	if err != nil || len(bytes.TrimSpace(body)) == 0 || bytes.Equal(body, sent.Bytes()) {
+		return sent
+	}
+	doc, err := ParseDocument(body, c.pointer)
+	if err != nil {
+		return sent
+	}
+	return doc
 }
 
 func (c *Client) setHeaders(h http.Header) {

@@ -1,0 +1,83 @@
+package etagclient_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/listkeeper/listkeeper/internal/etagclient"
+)
+
+// stampingServer is a list API that rewrites what it stores: the first write
+// gets a "stampedAt" that later writes must keep, and the stored document is
+// echoed in the answer.
+type stampingServer struct {
+	mu      sync.Mutex
+	doc     map[string]any
+	version int
+}
+
+func (s *stampingServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	etag := fmt.Sprintf(`"v%d"`, s.version)
+	switch r.Method {
+	case http.MethodGet:
+		w.Header().Set("ETag", etag)
+		_ = json.NewEncoder(w).Encode(s.doc)
+	case http.MethodPut:
+		if r.Header.Get("If-Match") != etag {
+			w.WriteHeader(http.StatusPreconditionFailed)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		var doc map[string]any
+		if err := json.Unmarshal(body, &doc); err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		s.version++
+		if _, ok := doc["stampedAt"]; !ok {
+			doc["stampedAt"] = fmt.Sprintf("t%d", s.version)
+		}
+		s.doc = doc
+		w.Header().Set("ETag", fmt.Sprintf(`"v%d"`, s.version))
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(doc)
+	}
+}
+
+// TestServerRewrittenFieldsSurvive: the client caches what the server says
+// it stored, not what it sent, so a field the server adds on write is kept by
+// the next write made from the cache.
+func TestServerRewrittenFieldsSurvive(t *testing.T) {
+	srv := &stampingServer{doc: map[string]any{"items": []any{"a"}}}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	c, err := etagclient.New(ts.URL, etagclient.WithItemsPointer("/items"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	ctx := context.Background()
+	for _, id := range []string{"b", "c"} {
+		if _, err := c.Update(ctx, etagclient.Change{Add: []string{id}}); err != nil {
+			t.Fatalf("add %s: %v", id, err)
+		}
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	got, _ := json.Marshal(srv.doc)
+	if srv.doc["stampedAt"] != "t1" || !strings.Contains(string(got), `"items":["a","b","c"]`) {
+		t.Fatalf("stored document = %s, want items a,b,c and stampedAt t1", got)
+	}
+	if srv.version != 2 {
+		t.Fatalf("%d writes, want 2 (the second from the cached, server-stamped copy)", srv.version)
+	}
+}
