@@ -103,7 +103,11 @@ func (r *EntryReconciler) ensureAdded(ctx context.Context, s *entryScope) error 
 	if err != nil {
 		return err
 	}
-	res, done, err := r.change(ctx, s.entry, xl, true)
+	cl, key, err := r.Lists.For(ctx, xl)
+	if err != nil {
+		return r.fail(s, "Add", err)
+	}
+	res, done, err := r.change(s.entry, cl, key, true)
 	if !done {
 		return nil
 	}
@@ -136,12 +140,24 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, entry *v1alpha1.L
 	case err != nil:
 		return ctrl.Result{}, err
 	}
+	cl, key, err := r.Lists.For(ctx, xl)
+	if err != nil {
+		return ctrl.Result{}, errors.Join(r.fail(s, "Remove", err), r.patchStatus(ctx, s))
+	}
 	held, err := r.heldLive(ctx, entry)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if !held {
-		_, done, err := r.change(ctx, entry, xl, false)
+	if held {
+		// Another live entry holds the ID. A removal this entry submitted
+		// earlier may have taken it off meanwhile: put it back.
+		if r.flights.forget(entry.UID) {
+			if _, err := cl.Update(ctx, etagclient.Change{Add: []string{entry.Spec.ID}}); err != nil {
+				return ctrl.Result{}, fmt.Errorf("restore ID held by another entry: %w", err)
+			}
+		}
+	} else {
+		_, done, err := r.change(entry, cl, key, false)
 		if !done {
 			return ctrl.Result{}, nil
 		}
@@ -149,7 +165,7 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, entry *v1alpha1.L
 			return ctrl.Result{}, errors.Join(r.fail(s, "Remove", err), r.patchStatus(ctx, s))
 		}
 		// Another entry with the same ID may have appeared since the check.
-		if err := r.restoreIfHeld(ctx, entry, xl); err != nil {
+		if err := r.restoreIfHeld(ctx, entry, cl); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
@@ -159,11 +175,7 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, entry *v1alpha1.L
 // change hands the add or removal of the entry's ID to the list's client, or
 // returns the outcome of the one handed over before. done is false while it
 // is in flight; its completion queues the entry again.
-func (r *EntryReconciler) change(ctx context.Context, entry *v1alpha1.ListEntry, xl *v1alpha1.ExternalList, add bool) (etagclient.Result, bool, error) {
-	cl, key, err := r.Lists.For(ctx, xl)
-	if err != nil {
-		return etagclient.Result{}, true, err
-	}
+func (r *EntryReconciler) change(entry *v1alpha1.ListEntry, cl *etagclient.Client, key string, add bool) (etagclient.Result, bool, error) {
 	res, err, found, done := r.flights.take(entry.UID, add, entry.Spec.ID, key)
 	if found {
 		return res, done, err
@@ -221,13 +233,9 @@ func (r *EntryReconciler) deletedMeanwhile(ctx context.Context, entry *v1alpha1.
 
 // restoreIfHeld puts the ID back when, after it was removed, the API server
 // shows a live entry that holds it.
-func (r *EntryReconciler) restoreIfHeld(ctx context.Context, entry *v1alpha1.ListEntry, xl *v1alpha1.ExternalList) error {
+func (r *EntryReconciler) restoreIfHeld(ctx context.Context, entry *v1alpha1.ListEntry, cl *etagclient.Client) error {
 	held, err := r.heldLive(ctx, entry)
 	if err != nil || !held {
-		return err
-	}
-	cl, _, err := r.Lists.For(ctx, xl)
-	if err != nil {
 		return err
 	}
 	if _, err := cl.Update(ctx, etagclient.Change{Add: []string{entry.Spec.ID}}); err != nil {

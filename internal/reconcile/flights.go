@@ -56,8 +56,11 @@ func (f *flights) put(uid types.UID, fl *flight) {
 	f.m[uid] = fl
 }
 
-func (f *flights) forget(uid types.UID) {
+// forget drops the entry's flight and reports whether there was one.
+func (f *flights) forget(uid types.UID) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	_, ok := f.m[uid]
 	delete(f.m, uid)
+	return ok
 }
