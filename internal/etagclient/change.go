@@ -3,6 +3,7 @@ package etagclient
 import (
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Change is an idempotent set operation on the items of a list. Applying a
@@ -22,22 +23,26 @@ type Change struct {
 	RetainOnly []string
 }
 
-// MaxIDLength is the longest ID a Change may carry, matching ListEntry's
-// spec.id.
+// MaxIDLength is the most characters (runes) an ID may have, matching
+// ListEntry's spec.id.
 const MaxIDLength = 253
 
 // errEmptyChange and friends are programming errors of the caller, not of the
 // server, so they wrap no error class.
 var errInvalidChange = errors.New("invalid change")
 
-// Validate reports whether every ID is 1 to MaxIDLength bytes long and no ID
-// is both added and removed by the same change.
+// Validate reports whether every ID is valid UTF-8 (a JSON string cannot
+// carry anything else: it would be written as U+FFFD) of 1 to MaxIDLength
+// characters, and no ID is both added and removed by the same change.
 func (c Change) Validate() error {
 	added := make(map[string]struct{}, len(c.Add))
 	for _, list := range [][]string{c.Add, c.Remove, c.RetainOnly} {
 		for _, id := range list {
-			if len(id) == 0 || len(id) > MaxIDLength {
-				return fmt.Errorf("%w: ID length %d is outside 1..%d", errInvalidChange, len(id), MaxIDLength)
+			if !utf8.ValidString(id) {
+				return fmt.Errorf("%w: ID %q is not valid UTF-8", errInvalidChange, id)
+			}
+			if n := utf8.RuneCountInString(id); n == 0 || n > MaxIDLength {
+				return fmt.Errorf("%w: ID length %d is outside 1..%d characters", errInvalidChange, n, MaxIDLength)
 			}
 		}
 	}

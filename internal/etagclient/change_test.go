@@ -1,6 +1,7 @@
 package etagclient
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -75,6 +76,9 @@ func TestChangeValidate(t *testing.T) {
 		{"too long", Change{Remove: []string{long}}, true},
 		{"too long in retain", Change{RetainOnly: []string{long}}, true},
 		{"add and remove same id", Change{Add: []string{"a"}, Remove: []string{"a"}}, true},
+		{"invalid utf-8", Change{Add: []string{"\x83"}}, true},
+		{"253 multi-byte characters", Change{Add: []string{strings.Repeat("é", MaxIDLength)}}, false},
+		{"254 characters", Change{Add: []string{strings.Repeat("é", MaxIDLength+1)}}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"sync"
@@ -37,6 +38,11 @@ type Client struct {
 	etag   string    // doc's ETag
 	known  bool      // whether doc/etag (or absence) reflect a read or write
 	absent bool      // the last read said 404
+	// contended is set when the last cycle lost a write to another writer:
+	// the cached copy is then probably stale too, and the next cycle reads
+	// (If-None-Match) before it writes instead of spending a PUT on a 412.
+	contended bool
+	lastCycle time.Time // start of the last cycle, for the batch interval
 }
 
 // op is one caller's change waiting for a cycle.
@@ -227,11 +233,33 @@ func (c *Client) wait(ctx context.Context, o *op) error {
 func (c *Client) run() {
 	defer c.wg.Done()
 	for {
+		c.gather()
 		batch := c.takePending(true)
 		if len(batch) == 0 {
 			return
 		}
+		c.lastCycle = c.cfg.clock.Now()
 		c.cycle(batch)
+	}
+}
+
+// gather paces the cycles of a client with a batch interval: it waits until
+// the interval has passed since the previous cycle began, plus a random
+// extra of up to half the interval. A burst of changes thus rides on one
+// write, the list server sees at most about one cycle per interval from this
+// client, and the cycles of replicas that all saw the same watch events at
+// the same moment drift apart instead of colliding with 412s.
+func (c *Client) gather() {
+	if c.cfg.batchInterval <= 0 {
+		return
+	}
+	wait := time.Duration(rand.Int64N(int64(c.cfg.batchInterval)/2 + 1))
+	if !c.lastCycle.IsZero() {
+		wait += max(0, c.cfg.batchInterval-c.cfg.clock.Now().Sub(c.lastCycle))
+	}
+	select {
+	case <-c.cfg.clock.After(wait):
+	case <-c.ctx.Done():
 	}
 }
 
@@ -295,7 +323,8 @@ func (c *Client) cycle(batch []*op) {
 	bo := c.cfg.conflict.NewBackOff(c.cfg.clock)
 	attempts := 0
 	var lastLoss error
-	needRead := !c.known || anyRead(batch)
+	needRead := !c.known || anyRead(batch) || c.contended
+	c.contended = false
 	readThisCycle := false
 	for {
 		if needRead {
@@ -306,6 +335,14 @@ func (c *Client) cycle(batch []*op) {
 				return
 			}
 			needRead, readThisCycle = false, true
+			// Changes that already hold on this read are done: their
+			// linearization point is this read. Re-applying them later
+			// could undo a removal that another writer committed after it
+			// (an add whose first PUT landed without an answer would come
+			// back after someone else took the ID off).
+			if batch = c.settleHeld(batch); len(batch) == 0 {
+				return
+			}
 		}
 		if c.absent && !c.cfg.createIfMissing {
 			if !readThisCycle {
@@ -362,6 +399,7 @@ func (c *Client) cycle(batch []*op) {
 			return
 		case putConflict:
 			c.cfg.observer.Write(WriteConflict)
+			c.contended = true
 			lastLoss = fmt.Errorf("%w: %d attempts lost to other writers (412)", ErrConflictRetriesExhausted, attempts)
 		case putAmbiguous:
 			c.cfg.observer.Write(WriteAmbiguous)
@@ -387,6 +425,46 @@ func (c *Client) cycle(batch []*op) {
 		// write is computed from a fresh read anyway.
 		batch = append(batch, c.takePending(false)...)
 	}
+}
+
+// settleHeld completes every change of the batch that holds on the document
+// just read, and returns the ops still to do. When only reads are left, they
+// are completed too and nil is returned.
+func (c *Client) settleHeld(batch []*op) []*op {
+	items := []string{}
+	if c.doc != nil && !c.absent {
+		items = c.doc.Items()
+	}
+	snap := c.snapshot()
+	now := time.Now()
+	rest := batch[:0:0]
+	writes := 0
+	for _, o := range batch {
+		if o.read || !Holds(items, o.change) {
+			rest = append(rest, o)
+			writes += boolToInt(!o.read)
+			continue
+		}
+		o.res = Result{ETag: snap.ETag, Items: len(snap.Items)}
+		o.snap = snap
+		c.cfg.observer.Committed(now.Sub(o.submitted))
+		o.finish()
+	}
+	if writes == 0 {
+		if len(rest) > 0 || len(batch) > 0 {
+			c.cfg.observer.Write(WriteUnchanged)
+		}
+		c.complete(rest, false, nil)
+		return nil
+	}
+	return rest
+}
+
+func boolToInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // completeAbsent finishes a batch against a document that does not exist and

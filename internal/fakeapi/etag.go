@@ -94,7 +94,10 @@ func parseETagList(values []string) (etagList, error) {
 	if len(values) == 0 {
 		return etagList{}, nil
 	}
-	s := strings.TrimSpace(strings.Join(values, ","))
+	// Only optional white space (SP / HTAB, RFC 9110 section 5.6.3) may
+	// surround the value; TrimSpace would also drop Unicode spaces such as
+	// NBSP and accept "\u00a0*" as "*".
+	s := strings.Trim(strings.Join(values, ","), " \t")
 	if s == "*" {
 		return etagList{present: true, any: true}, nil
 	}

@@ -1,0 +1,54 @@
+// Package torture drives etagclient against a faulty fakeapi server from
+// many goroutines of several independent clients and checks what happened.
+//
+// One round (Run) starts a fakeapi.Server with history on and latency,
+// 503, reset-before-commit and commit-then-drop faults, seeds a few list
+// documents (an items array at /items among other keys, with bystander IDs
+// that nobody touches) and lets Replicas independent etagclient.Clients,
+// each with its own HTTP transport, change them from WorkersPerReplica
+// goroutines each. Every ID is added once and later removed by a random
+// goroutine of a random replica, so most removals come from another replica
+// than the addition: that is where a lost update would show. Some changes
+// get a short deadline, which makes their outcome unknown to the caller.
+//
+// Every change and read is recorded with its call and return time and its
+// outcome: ok, failed (provably not applied) or ambiguous (it may or may
+// not have been applied, now or later). The round then checks:
+//
+//   - With porcupine, linearizability against a set-of-strings model,
+//     partitioned by list, with the reads made at quiescent points (between
+//     phases and at the end, after the faults stop). An ambiguous change
+//     returns "at infinity" and the model accepts it taking effect at any
+//     later point or never (see model.go).
+//   - With porcupine again, per ID (partitioned by list and ID), every read,
+//     including those made concurrently with the changes, projected on that
+//     ID. Set membership is compositional per element, so this checks each
+//     concurrent read against every change of every ID cheaply.
+//   - Independently, the server's committed versions: each one parses, keeps
+//     every byte outside the items array and the bystanders in order, and
+//     differs from the previous one only by IDs whose addition or removal
+//     was in flight (ok) or could still land (ambiguous) at that moment. An
+//     acknowledged change is visible in the version current when it
+//     returned.
+//   - Lost IDs (acknowledged, never removed, but missing at the end) and
+//     resurrected IDs (acknowledged removal, but present at the end).
+//
+// A porcupine result of Unknown (the check timed out) is a failure to
+// verify and counts against the round, never as a pass. When a check finds
+// a violation, porcupine's HTML visualisation of the failing partitions and
+// the round's history are written to a directory made with os.MkdirTemp
+// (kept after the process ends) and named in the report.
+//
+// The set check is fast on a linearizable history, but to refute one
+// porcupine must try every order of the changes that overlap, so on a
+// broken history it ends in Unknown rather than Illegal; the per-ID check,
+// which runs first and always reaches a verdict quickly, names the culprits.
+//
+// A change counts as failed only when the client refused it before queueing
+// it: the client does not tell a change withdrawn before its cycle from one
+// still in flight when the caller's context ended, so both are ambiguous.
+//
+// TestTorture runs short rounds with fixed seeds; TestTortureCatchesBrokenServers
+// shows that the checks go red against servers broken on purpose; cmd/soak
+// runs rounds back to back for a set time and prints totals.
+package torture

@@ -1,0 +1,252 @@
+package torture
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// clientIDs hands out porcupine client IDs (rows of the visualisation):
+// one per worker, one per replica for the quiescent reads, and one per
+// ambiguous change, whose return at infinity would otherwise overlap its
+// worker's later operations.
+type clientIDs struct {
+	workers, replicas, next int
+}
+
+func (c *clientIDs) of(rec Record) int {
+	switch {
+	case rec.Kind != OpRead && rec.Outcome == OutcomeAmbiguous:
+		c.next++
+		return c.workers + c.replicas + c.next - 1
+	case rec.Worker < 0:
+		return c.workers + rec.Replica
+	default:
+		return rec.Worker
+	}
+}
+
+// listUniverses numbers, per list, the bystanders first and then every ID
+// any change touched.
+func (a *analysis) listUniverses() []*universe {
+	us := make([]*universe, len(a.lists))
+	for l, lst := range a.lists {
+		us[l] = newUniverse(lst.path)
+		for _, id := range lst.bystanders {
+			us[l].bit(id)
+		}
+		for _, id := range a.ops[l].order {
+			us[l].bit(id)
+		}
+	}
+	return us
+}
+
+// readSet converts what a read returned to a bitset over u, or says why it
+// can be no set at all.
+func readSet(u *universe, nbits int, items []string) (string, string) {
+	set := []byte(bitset(nbits))
+	for _, id := range items {
+		bit, ok := u.index[id]
+		if !ok {
+			return "", fmt.Sprintf("unknown ID %q", id)
+		}
+		if set[bit/8]&(1<<(bit%8)) != 0 {
+			return "", fmt.Sprintf("duplicate ID %q", id)
+		}
+		set[bit/8] |= 1 << (bit % 8)
+	}
+	return string(set), ""
+}
+
+// checkSetModel checks, per list, every change and every quiescent read
+// against the set model.
+func (a *analysis) checkSetModel() {
+	us := a.listUniverses()
+	nbits := 0
+	for _, u := range us {
+		nbits = max(nbits, len(u.ids))
+	}
+	init := []byte(bitset(nbits))
+	for bit := 0; bit < a.cfg.Bystanders; bit++ {
+		init[bit/8] |= 1 << (bit % 8)
+	}
+	ids := clientIDs{workers: a.cfg.workers(), replicas: a.cfg.Replicas}
+	var history []porcupine.Operation
+	for i, rec := range a.records {
+		in := opInput{kind: rec.Kind, part: rec.List, rec: i}
+		var out opOutput
+		switch {
+		case rec.Outcome == OutcomeFailed:
+			continue // a failed change provably did nothing; a failed read saw nothing
+		case rec.Kind == OpRead:
+			if !rec.Quiescent {
+				continue // checked per ID by checkPerID
+			}
+			out.items, out.invalid = readSet(us[rec.List], nbits, rec.Items)
+		default:
+			in.bit = us[rec.List].index[rec.ID]
+			in.ambiguous = rec.Outcome == OutcomeAmbiguous
+		}
+		ret := rec.Return
+		if in.ambiguous {
+			ret = a.infinity
+		}
+		history = append(history, porcupine.Operation{ClientId: ids.of(rec), Input: in, Call: rec.Call, Output: out, Return: ret})
+	}
+	model := setModel(us, string(init), a.records, a.cfg.Bystanders)
+	a.porcupine("set", model, history, func(part int) string { return "list " + a.lists[part].path })
+}
+
+// checkPerID checks every read, including those made while changes were in
+// flight, projected on each ID: a set's membership of one element is
+// independent of the others (linearizability is local, and a set is the
+// product of its elements' membership registers), so each ID is its own
+// partition and the check stays small however many operations overlap.
+//
+// Reads that end before any change of the ID was called must not contain it,
+// and reads that start after every change of the ID returned (none
+// ambiguous) must agree with each other; so only the first of those enters
+// the partition, with any read that breaks these rules.
+func (a *analysis) checkPerID() {
+	us := a.listUniverses()
+	var parts []*universe
+	var history []porcupine.Operation
+	ids := clientIDs{workers: a.cfg.workers(), replicas: a.cfg.Replicas}
+	// reads per list, by call time, with their bitsets
+	type readOf struct {
+		idx int
+		set string
+	}
+	reads := make([][]readOf, len(a.lists))
+	for i, rec := range a.records {
+		if rec.Kind != OpRead || rec.Outcome != OutcomeOK {
+			continue
+		}
+		set, invalid := readSet(us[rec.List], len(us[rec.List].ids), rec.Items)
+		if invalid != "" {
+			continue // reported by checkReads
+		}
+		reads[rec.List] = append(reads[rec.List], readOf{i, set})
+	}
+	for l := range a.lists {
+		slices.SortFunc(reads[l], func(x, y readOf) int { return cmp.Compare(a.records[x.idx].Call, a.records[y.idx].Call) })
+		for _, id := range a.ops[l].order {
+			bit := us[l].index[id]
+			p := len(parts)
+			parts = append(parts, &universe{name: a.lists[l].path + " " + id, ids: []string{id}, index: map[string]int{id: 0}})
+			first, last := int64(1<<62), int64(0)
+			for _, i := range a.ops[l].byID[id] {
+				rec := a.records[i]
+				if rec.Outcome == OutcomeFailed {
+					continue
+				}
+				first, last = min(first, rec.Call), max(last, a.ret(rec))
+				in := opInput{kind: rec.Kind, part: p, bit: 0, rec: i, ambiguous: rec.Outcome == OutcomeAmbiguous}
+				ret := rec.Return
+				if in.ambiguous {
+					ret = a.infinity
+				}
+				history = append(history, porcupine.Operation{ClientId: ids.of(rec), Input: in, Call: rec.Call, Output: opOutput{}, Return: ret})
+			}
+			// Reads outside [first, last] are decided without the others:
+			// before, the ID must be absent; after, all agree. Only the
+			// first read after, and the reads that break the rule (a few),
+			// enter the partition, where porcupine gives the verdict.
+			const maxOutliers = 3
+			after, outliers := -1, 0
+			for k, rd := range reads[l] {
+				rec := a.records[rd.idx]
+				present := hasBit(rd.set, bit)
+				switch {
+				case rec.Return < first && !present:
+					continue
+				case rec.Return < first:
+					if outliers++; outliers > maxOutliers {
+						continue
+					}
+				case rec.Call > last && after < 0:
+					after = k
+				case rec.Call > last && present == hasBit(reads[l][after].set, bit):
+					continue
+				case rec.Call > last:
+					if outliers++; outliers > maxOutliers {
+						continue
+					}
+				}
+				out := opOutput{items: "\x00"}
+				if present {
+					out.items = "\x01"
+				}
+				history = append(history, porcupine.Operation{ClientId: ids.of(rec), Input: opInput{kind: OpRead, part: p, rec: rd.idx}, Call: rec.Call, Output: out, Return: rec.Return})
+			}
+		}
+	}
+	if len(history) == 0 {
+		return
+	}
+	model := setModel(parts, "\x00", a.records, 0)
+	a.porcupine("per-id", model, history, func(part int) string { return parts[part].name })
+}
+
+// porcupine runs one check. On a violation it finds the failing partitions
+// and saves a visualisation of each (at most a few); a timeout is Unknown.
+func (a *analysis) porcupine(name string, model porcupine.Model, history []porcupine.Operation, partName func(int) string) {
+	a.report.Totals.Checks++
+	res, _ := porcupine.CheckOperationsVerbose(model, history, a.cfg.CheckTimeout)
+	switch res {
+	case porcupine.Ok:
+		return
+	case porcupine.Unknown:
+		a.unknown("porcupine %s check of %d operations timed out after %s: linearizability not verified", name, len(history), a.cfg.CheckTimeout)
+		return
+	}
+	// Illegal: check each partition alone to name the failing ones.
+	byPart := map[int][]porcupine.Operation{}
+	var order []int
+	for _, op := range history {
+		p := op.Input.(opInput).part
+		if _, ok := byPart[p]; !ok {
+			order = append(order, p)
+		}
+		byPart[p] = append(byPart[p], op)
+	}
+	const maxVisualized = 5
+	var failing []string
+	for _, p := range order {
+		r, info := porcupine.CheckOperationsVerbose(model, byPart[p], a.cfg.CheckTimeout)
+		if r != porcupine.Illegal {
+			continue
+		}
+		desc := partName(p)
+		if len(failing) < maxVisualized {
+			path, err := a.artifactPath(fmt.Sprintf("%s-%s.html", name, sanitize(desc)))
+			if err == nil {
+				err = porcupine.VisualizePath(model, info, path)
+			}
+			if err != nil {
+				desc += " (visualisation failed: " + err.Error() + ")"
+			} else {
+				desc += " (visualisation: " + path + ")"
+			}
+		}
+		failing = append(failing, desc)
+	}
+	if len(failing) == 0 {
+		failing = append(failing, "no single partition fails alone")
+	}
+	a.violation("porcupine %s check: history is not linearizable in %d partition(s): %s", name, len(failing), strings.Join(failing, "; "))
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-':
+			return r
+		}
+		return '_'
+	}, s)
+}

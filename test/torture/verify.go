@@ -1,0 +1,282 @@
+package torture
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	"github.com/listkeeper/listkeeper/internal/etagclient"
+)
+
+// checkItems reports why items cannot be a state of list l: bystanders
+// missing, moved or reordered, duplicates, IDs nobody ever added to l.
+func (a *analysis) checkItems(l int, items []string) []string {
+	var problems []string
+	by := a.lists[l].bystanders
+	if len(items) < len(by) || !slices.Equal(items[:len(by)], by) {
+		problems = append(problems, "the bystanders are not the first items in their order")
+	}
+	seen := make(map[string]bool, len(items))
+	for _, id := range items {
+		if seen[id] {
+			problems = append(problems, fmt.Sprintf("duplicate ID %q", id))
+		}
+		seen[id] = true
+		if _, touched := a.ops[l].byID[id]; !touched && !slices.Contains(by, id) {
+			problems = append(problems, fmt.Sprintf("ID %q that nobody added to this list", id))
+		}
+	}
+	return problems
+}
+
+// checkReads checks the shape of everything every read returned.
+func (a *analysis) checkReads() {
+	for _, rec := range a.records {
+		if rec.Kind != OpRead {
+			continue
+		}
+		if rec.Outcome != OutcomeOK {
+			if rec.Final {
+				a.violation("final read of %s by replica %d failed with the faults off: %s", a.lists[rec.List].path, rec.Replica, rec.Err)
+			}
+			continue
+		}
+		for _, p := range a.checkItems(rec.List, rec.Items) {
+			a.violation("read of %s by replica %d at [%d, %d]: %s", a.lists[rec.List].path, rec.Replica, rec.Call, rec.Return, p)
+		}
+	}
+}
+
+// opsOf returns the changes of id on list l that did not provably fail.
+func (a *analysis) opsOf(l int, id string) []Record {
+	var out []Record
+	for _, i := range a.ops[l].byID[id] {
+		if a.records[i].Outcome != OutcomeFailed {
+			out = append(out, a.records[i])
+		}
+	}
+	return out
+}
+
+// inFlight reports whether a change of kind to id on list l could have
+// taken effect at time t: called before t and, unless ambiguous, returned
+// after it.
+func (a *analysis) inFlight(l int, id string, kind OpKind, t int64) bool {
+	for _, rec := range a.opsOf(l, id) {
+		if rec.Kind == kind && rec.Call <= t && t <= a.ret(rec) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkVersions checks the server's committed versions of every list,
+// independently of what the clients saw.
+func (a *analysis) checkVersions() {
+	ptr, err := etagclient.ParsePointer(itemsPointer)
+	if err != nil {
+		a.violation("parse pointer: %v", err)
+		return
+	}
+	for l, lst := range a.lists {
+		seed, err := etagclient.ParseDocument(lst.seed, ptr)
+		if err != nil {
+			a.violation("the seed document of %s does not parse: %v", lst.path, err)
+			continue
+		}
+		vs := a.versions[l]
+		if len(vs) == 0 || !bytes.Equal(vs[0].Body, lst.seed) {
+			a.violation("%s: the first version is not the seed document", lst.path)
+			continue
+		}
+		prev := map[string]bool{}
+		for _, id := range vs[0].items {
+			prev[id] = true
+		}
+		for n, v := range vs[1:] {
+			n++
+			where := fmt.Sprintf("%s version %d (%s, t=%d)", lst.path, n, v.ETag, v.at)
+			if v.Deleted || v.items == nil {
+				a.violation("%s: deleted or not a list document", where)
+				prev = map[string]bool{}
+				continue
+			}
+			want, err := seed.WithItems(v.items)
+			if err != nil || !bytes.Equal(want.Bytes(), v.Body) {
+				a.violation("%s: the bytes outside the items array differ from the seed document (first difference at byte %d)", where, firstDiff(want, v.Body))
+			}
+			for _, p := range a.checkItems(l, v.items) {
+				a.violation("%s: %s", where, p)
+			}
+			cur := make(map[string]bool, len(v.items))
+			for _, id := range v.items {
+				cur[id] = true
+			}
+			added, removed := map[string]bool{}, map[string]bool{}
+			for id := range cur {
+				if !prev[id] {
+					added[id] = true
+				}
+			}
+			for id := range prev {
+				if !cur[id] {
+					removed[id] = true
+				}
+			}
+			if len(added)+len(removed) == 0 {
+				a.violation("%s: a commit that changed no ID", where)
+			}
+			for _, id := range sortedKeys(added) {
+				if !a.inFlight(l, id, OpAdd, v.at) {
+					a.violation("%s: %s appeared, but no add of it was in flight (resurrected or invented)", where, id)
+				}
+			}
+			for _, id := range sortedKeys(removed) {
+				if !a.inFlight(l, id, OpRemove, v.at) {
+					a.violation("%s: %s disappeared, but no removal of it was in flight (lost)", where, id)
+				}
+			}
+			prev = cur
+		}
+		a.checkAcknowledged(l)
+		a.resolveAmbiguous(l)
+	}
+}
+
+func firstDiff(want *etagclient.Document, got []byte) int {
+	if want == nil {
+		return 0
+	}
+	w := want.Bytes()
+	for i := 0; i < len(w) && i < len(got); i++ {
+		if w[i] != got[i] {
+			return i
+		}
+	}
+	return min(len(w), len(got))
+}
+
+// versionAt returns the version of list l current at time t.
+func (a *analysis) versionAt(l int, t int64) version {
+	vs := a.versions[l]
+	i, _ := slices.BinarySearchFunc(vs, t, func(v version, t int64) int {
+		switch {
+		case v.at <= t:
+			return -1
+		default:
+			return 1
+		}
+	})
+	return vs[max(i-1, 0)]
+}
+
+// checkAcknowledged checks that every change acknowledged ok is visible in
+// the version current when it returned, unless another change of the same
+// ID overlapped it.
+func (a *analysis) checkAcknowledged(l int) {
+	for _, id := range a.ops[l].order {
+		ops := a.opsOf(l, id)
+		for i, op := range ops {
+			if op.Outcome != OutcomeOK {
+				continue
+			}
+			alone := true
+			for j, other := range ops {
+				if j != i && other.Call <= op.Return && a.ret(other) >= op.Call {
+					alone = false
+				}
+			}
+			if !alone {
+				continue
+			}
+			v := a.versionAt(l, op.Return)
+			if slices.Contains(v.items, id) != (op.Kind == OpAdd) {
+				a.violation("%s: %s(%s) by replica %d returned ok at t=%d, but the version current then (%s, t=%d) does not reflect it",
+					a.lists[l].path, op.Kind, id, op.Replica, op.Return, v.ETag, v.at)
+			}
+		}
+	}
+}
+
+// resolveAmbiguous counts whether the history shows each ambiguous change
+// applied: an ambiguous add applied if the ID was ever on the list, an
+// ambiguous removal if the ID left the list after its call.
+func (a *analysis) resolveAmbiguous(l int) {
+	for _, id := range a.ops[l].order {
+		for _, op := range a.opsOf(l, id) {
+			if op.Outcome != OutcomeAmbiguous {
+				continue
+			}
+			applied := false
+			vs := a.versions[l]
+			for n := 1; n < len(vs) && !applied; n++ {
+				if vs[n].at < op.Call {
+					continue
+				}
+				before, after := slices.Contains(vs[n-1].items, id), slices.Contains(vs[n].items, id)
+				applied = (op.Kind == OpAdd && !before && after) || (op.Kind == OpRemove && before && !after)
+			}
+			if applied {
+				a.report.Totals.AmbiguousApplied++
+			} else {
+				a.report.Totals.AmbiguousNotApplied++
+			}
+		}
+	}
+}
+
+// checkFinal checks the final reads and the server's final documents for
+// lost and resurrected IDs: an ID added ok and never removed must be
+// there, an ID added ok and then removed ok must not.
+func (a *analysis) checkFinal() {
+	for l, lst := range a.lists {
+		type state struct {
+			what  string
+			items []string
+		}
+		states := []state{{"the server's final document", a.finals[l]}}
+		for _, rec := range a.records {
+			if rec.Final && rec.List == l && rec.Outcome == OutcomeOK {
+				states = append(states, state{fmt.Sprintf("the final read by replica %d", rec.Replica), rec.Items})
+			}
+		}
+		for _, s := range states {
+			if s.items == nil {
+				a.violation("%s: %s is missing or does not parse", lst.path, s.what)
+				continue
+			}
+			for _, p := range a.checkItems(l, s.items) {
+				a.violation("%s: %s: %s", lst.path, s.what, p)
+			}
+			present := make(map[string]bool, len(s.items))
+			for _, id := range s.items {
+				present[id] = true
+			}
+			var lost, resurrected []string
+			for _, id := range a.ops[l].order {
+				var add, rm *Record
+				for _, op := range a.opsOf(l, id) {
+					switch op.Kind {
+					case OpAdd:
+						add = &op
+					case OpRemove:
+						rm = &op
+					}
+				}
+				switch {
+				case add == nil || add.Outcome != OutcomeOK:
+				case rm == nil && !present[id]:
+					lost = append(lost, id)
+				case rm != nil && rm.Outcome == OutcomeOK && present[id]:
+					resurrected = append(resurrected, id)
+				}
+			}
+			if len(lost) > 0 {
+				a.violation("%s: %s lacks %d ID(s) added ok and never removed (lost updates): %s", lst.path, s.what, len(lost), shortList(lost))
+			}
+			if len(resurrected) > 0 {
+				a.violation("%s: %s holds %d ID(s) removed ok (resurrected): %s", lst.path, s.what, len(resurrected), shortList(resurrected))
+			}
+		}
+	}
+}
