@@ -12,11 +12,15 @@ export KUBEBUILDER_ASSETS
 
 GO ?= go
 # Packages whose tests are concurrency-heavy run under the race detector.
-RACE_PKGS ?= ./internal/... ./cmd/...
+RACE_PKGS ?= ./internal/... ./cmd/... ./test/...
 # Arguments passed through to demo, bench, soak and fuzz (e.g. ARGS=--keep).
 ARGS ?=
 
 IMG ?= listkeeper:dev
+
+FUZZTIME ?= 30s
+FUZZ_TARGETS ?= ./internal/etagclient:FuzzParsePointer ./internal/etagclient:FuzzDocumentEdit \
+	./internal/etagclient:FuzzParseETag ./internal/fakeapi:FuzzIfMatchHeader ./internal/fakeapi:FuzzServeHTTP
 
 .DEFAULT_GOAL := help
 
@@ -51,7 +55,19 @@ verify: controller-gen ## Fail when gofmt would change a file or the committed g
 .PHONY: test
 test: verify vet envtest-assets build ## Run every test (unit, envtest against a real kube-apiserver, race detector).
 	$(GO) test -race -count=1 -timeout 25m $(RACE_PKGS)
-	$(GO) test -count=1 -timeout 25m $$($(GO) list ./... | grep -v -e /internal/ -e /cmd/)
+	$(GO) test -count=1 -timeout 25m $$($(GO) list ./... | grep -v -e /internal/ -e /cmd/ -e /test/)
+
+.PHONY: soak
+soak: ## Run torture rounds back to back and print totals (ARGS="--duration 10m [--seed N]"); fails on any violation.
+	$(GO) run ./test/torture/cmd/soak $(ARGS)
+
+.PHONY: fuzz
+fuzz: ## Run every fuzz target for FUZZTIME (default 30s); a crasher lands in the package's testdata/fuzz.
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$name ($$pkg, $(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
 
 ##@ Build
 

@@ -1,0 +1,257 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+const scrape = `# HELP listkeeper_http_requests_total HTTP requests to list servers.
+# TYPE listkeeper_http_requests_total counter
+listkeeper_http_requests_total{code="200",method="GET"} 120
+listkeeper_http_requests_total{code="200",method="PUT"} 40
+listkeeper_http_requests_total{code="412",method="PUT"} 7
+listkeeper_http_requests_total{method="GET",code="0"} 1 1700000000000
+# TYPE listkeeper_list_writes_total counter
+listkeeper_list_writes_total{result="written"} 40
+listkeeper_list_writes_total{result="conflict"} 7
+# TYPE listkeeper_batch_size histogram
+listkeeper_batch_size_bucket{le="1"} 20
+listkeeper_batch_size_bucket{le="+Inf"} 40
+listkeeper_batch_size_sum 90
+listkeeper_batch_size_count 40
+other_metric{path="/a \"quoted\" \\ b\n",le="+Inf"} +Inf
+go_goroutines 42
+`
+
+func TestParseMetrics(t *testing.T) {
+	samples, err := parseMetrics(strings.NewReader(scrape))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(samples) != 12 {
+		t.Fatalf("got %d samples, want 12", len(samples))
+	}
+	got := metricsFrom(samples)
+	want := replicaMetrics{Requests: 168, Conflicts: 7, Writes: 40, Batches: 40, Changes: 90}
+	if got != want {
+		t.Errorf("metricsFrom = %+v, want %+v", got, want)
+	}
+	if mb := got.meanBatch(); mb != 2.25 {
+		t.Errorf("meanBatch = %v, want 2.25", mb)
+	}
+	other := samples[10]
+	if other.labels["path"] != "/a \"quoted\" \\ b\n" || other.labels["le"] != "+Inf" {
+		t.Errorf("escaped labels = %q", other.labels)
+	}
+}
+
+func TestParseSampleErrors(t *testing.T) {
+	for _, line := range []string{
+		"novalue",
+		`m{a="1"`,
+		`m{a=1} 2`,
+		`m{a="1} 2`,
+		"m notanumber",
+		"m 1 2 3",
+	} {
+		t.Run(line, func(t *testing.T) {
+			if s, err := parseSample(line); err == nil {
+				t.Errorf("parseSample(%q) = %+v, want an error", line, s)
+			}
+		})
+	}
+}
+
+func TestReplicaMetricsArithmetic(t *testing.T) {
+	a := replicaMetrics{Requests: 10, Conflicts: 2, Writes: 5, Batches: 5, Changes: 9}
+	b := replicaMetrics{Requests: 4, Conflicts: 1, Writes: 2, Batches: 2, Changes: 3}
+	if got := a.sub(b).add(b); got != a {
+		t.Errorf("a - b + b = %+v, want %+v", got, a)
+	}
+	if got := (replicaMetrics{}).meanBatch(); got != 0 {
+		t.Errorf("meanBatch without writes = %v, want 0", got)
+	}
+}
+
+func TestDiffItems(t *testing.T) {
+	tests := []struct {
+		name              string
+		want, items       []string
+		missing, leftover []string
+	}{
+		{name: "equal in another order", want: []string{"a", "b"}, items: []string{"b", "a"}},
+		{name: "missing", want: []string{"a", "b", "c"}, items: []string{"a"}, missing: []string{"b", "c"}},
+		{name: "left over", want: []string{"a"}, items: []string{"a", "x"}, leftover: []string{"x"}},
+		{name: "duplicate", want: []string{"a"}, items: []string{"a", "a"}, leftover: []string{"a"}},
+		{name: "empty list", want: []string{"a"}, missing: []string{"a"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			missing, leftover := diffItems(tt.want, tt.items)
+			if !slices.Equal(missing, tt.missing) || !slices.Equal(leftover, tt.leftover) {
+				t.Errorf("diffItems = %v, %v; want %v, %v", missing, leftover, tt.missing, tt.leftover)
+			}
+		})
+	}
+}
+
+func TestSummaryRender(t *testing.T) {
+	s := summary{
+		replicas: []string{"manager-1", "manager-2"},
+		phases: []phaseResult{
+			{name: "create", finished: true, elapsed: 4213 * time.Millisecond, changes: 200, requests: 460, conflicts: 37,
+				replicas: []*replicaMetrics{{Requests: 240, Conflicts: 20, Writes: 60, Batches: 60, Changes: 120}, {Requests: 220, Conflicts: 17, Writes: 40, Batches: 40, Changes: 100}}},
+			{name: "delete", finished: true, elapsed: 3 * time.Second, changes: 200, requests: 400, conflicts: 20, leftover: []string{"demo-0007"},
+				replicas: []*replicaMetrics{{Requests: 200, Conflicts: 10, Writes: 50, Batches: 50, Changes: 100}, {Requests: 200, Conflicts: 10, Writes: 50, Batches: 50, Changes: 100}}},
+		},
+		final: &finalCheck{after: 2 * time.Second, items: 52, ownerKept: true, leftover: []string{"demo-0007"}},
+	}
+	var b bytes.Buffer
+	s.render(&b)
+	want := `phase    time  changes  requests  req/change  412s  lost
+create  4.21s      200       460        2.30    37     0
+delete     3s      200       400        2.00    20     1
+
+replica    requests  writes  412s  mean batch
+manager-1       440     110    30         2.0
+manager-2       420      90    27         2.2
+total           860     200    57         2.1
+
+lost updates: 1 (IDs missing from the list: 0; IDs left on it: 1 (demo-0007))
+final list, 2s after the last phase: 52 items, WRONG: 0 missing, 1 left over (demo-0007), field "owner" kept: true
+`
+	if got := b.String(); got != want {
+		t.Errorf("render:\n%s\nwant:\n%s", got, want)
+	}
+	if got := s.lost(); got != 1 {
+		t.Errorf("lost = %d, want 1 (the final check saw the same ID)", got)
+	}
+}
+
+func TestSummaryRenderUnfinished(t *testing.T) {
+	s := summary{
+		replicas: []string{"manager-1", "manager-2"},
+		phases: []phaseResult{{name: "create", elapsed: 3 * time.Second, changes: 200, requests: 88, conflicts: 21,
+			replicas: []*replicaMetrics{{Requests: 29}, nil}}},
+	}
+	var b bytes.Buffer
+	s.render(&b)
+	for _, want := range []string{"create  3s (failed)", "manager-2         -", "lost updates: not measured, phase create did not finish"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("render lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "total") {
+		t.Errorf("render shows a total although a replica is unknown:\n%s", b.String())
+	}
+}
+
+func TestStatusLine(t *testing.T) {
+	create := status{phase: "create", adding: true, elapsed: 1500 * time.Millisecond, done: 50, total: 200, entries: 120, synced: 30, conflicts: 9}
+	if got, want := create.line(true), "create  [#####...............] 50/200 IDs on the list | entries 120, synced 30 | 412s 9 |  1.5s"; got != want {
+		t.Errorf("line(true) =\n%q, want\n%q", got, want)
+	}
+	del := status{phase: "delete", elapsed: 12 * time.Second, done: 200, total: 200, entries: 3}
+	if got, want := del.line(false), "delete  200/200 IDs off the list | entries left 3 | 412s 0 | 12.0s"; got != want {
+		t.Errorf("line(false) =\n%q, want\n%q", got, want)
+	}
+}
+
+func TestProgressBar(t *testing.T) {
+	for _, tt := range []struct {
+		done, total int
+		want        string
+	}{
+		{0, 200, "[....................]"},
+		{200, 200, "[####################]"},
+		{300, 200, "[####################]"},
+		{1, 0, "[....................]"},
+	} {
+		if got := progressBar(tt.done, tt.total); got != tt.want {
+			t.Errorf("progressBar(%d, %d) = %s, want %s", tt.done, tt.total, got, tt.want)
+		}
+	}
+}
+
+func TestProgressPlainSkipsRepeats(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b, false)
+	st := status{phase: "create", adding: true, total: 1}
+	p.show(st)
+	p.finish(st)
+	if n := strings.Count(b.String(), "\n"); n != 1 {
+		t.Errorf("printed %d lines for one status, want 1:\n%s", n, b.String())
+	}
+}
+
+func TestForEach(t *testing.T) {
+	names := entryNames(100)
+	var calls atomic.Int64
+	err := forEach(context.Background(), names, func(context.Context, string) error {
+		calls.Add(1)
+		return nil
+	})
+	if err != nil || calls.Load() != 100 {
+		t.Fatalf("forEach = %v after %d calls, want nil after 100", err, calls.Load())
+	}
+
+	boom := errors.New("boom")
+	calls.Store(0)
+	err = forEach(context.Background(), names, func(_ context.Context, name string) error {
+		calls.Add(1)
+		if name == "demo-0003" {
+			return boom
+		}
+		return nil
+	})
+	if !errors.Is(err, boom) {
+		t.Errorf("forEach = %v, want %v", err, boom)
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	cfg, err := parseFlags([]string{"--bin", "b", "--assets", "", "--entries", "5", "--replicas", "2", "--timeout", "30s", "--keep"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.bin != "b" || cfg.assets == "" || cfg.entries != 5 || cfg.replicas != 2 || cfg.timeout != 30*time.Second || !cfg.keep {
+		t.Errorf("parseFlags = %+v", cfg)
+	}
+	for _, args := range [][]string{{"--entries", "0"}, {"--replicas", "0"}, {"--timeout", "0s"}, {"extra"}} {
+		if _, err := parseFlags(args, io.Discard); err == nil {
+			t.Errorf("parseFlags(%q) succeeded, want an error", args)
+		}
+	}
+}
+
+func TestNames(t *testing.T) {
+	if got := entryNames(3); !slices.Equal(got, []string{"demo-0000", "demo-0001", "demo-0002"}) {
+		t.Errorf("entryNames(3) = %v", got)
+	}
+	if got := bystanderIDs(2); !slices.Equal(got, []string{"bystander-00", "bystander-01"}) {
+		t.Errorf("bystanderIDs(2) = %v", got)
+	}
+}

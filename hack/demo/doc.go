@@ -1,0 +1,61 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command demo runs the listkeeper operator end to end on this machine, with
+// nothing but the binaries that `make demo` builds:
+//
+//   - a real kube-apiserver and etcd, started with controller-runtime's
+//     envtest from --assets, with the CRDs of config/crd/bases installed and
+//     a kubeconfig for a system:masters user written to the temp dir;
+//   - the bundled fake list server (bin/fakeapi) on 127.0.0.1:8090 when that
+//     port is free (the samples' URL), else on a free port, with the
+//     samples' bearer token, 1ms latency and a seeded document of bystander
+//     IDs that the operator must leave alone;
+//   - --replicas copies of the real manager binary (bin/manager), each a
+//     separate process with its own metrics and probe ports, all active;
+//   - config/samples, rendered with kubectl kustomize and applied.
+//
+// It then creates --entries ListEntries concurrently, waits until all their
+// IDs are on the list and every entry is Synced, deletes them all, and waits
+// until the list holds only the bystanders and the sample entry's ID again
+// and no demo entry is left. Progress is shown live on a terminal (one line
+// redrawn in place) and as plain lines otherwise. The fake server's
+// /_fakeapi/stats and each replica's Prometheus metrics give the requests,
+// the 412 Precondition Failed answers the replicas survived, the writes and
+// the batch sizes; a summary table closes the run, with the lost updates
+// (IDs missing from the list or left on it), which must be 0.
+//
+// # Exit status and files
+//
+// The demo exits 0 on success and 1 on any failure: a phase timing out, a
+// process exiting early, or a lost update. On failure it says what failed
+// and copies the evidence (every process's log, the entries and lists as
+// YAML, the list document, its history and the server's stats) to
+// .demo/<time>/ in the repository, whose paths it prints. Interrupted
+// (Ctrl-C, SIGTERM) it exits 130. Either way it stops every process it
+// started (each runs in its own process group, which is killed whole) and
+// removes its temp dir (os.MkdirTemp "listkeeper-demo-*"). It writes
+// nothing else, apart from the port reservations that envtest itself keeps
+// in the user's cache dir.
+//
+// With --keep it leaves everything running after the summary, prints how to
+// look at the cluster and the list, and waits for Ctrl-C before it cleans
+// up.
+//
+// Run it from the repository root, as `make demo` does:
+//
+//	go run ./hack/demo --bin bin --assets bin/k8s [--entries 200] [--replicas 3] [--timeout 2m] [--keep]
+package main

@@ -1,0 +1,132 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+)
+
+// The samples (config/samples): the names of the ExternalList and the
+// ListEntry in them.
+const (
+	samplesDir  = "config/samples"
+	sampleList  = "allow-list"
+	sampleEntry = "tenant-a"
+)
+
+// setUp starts the cluster, the list server and the replicas, applies the
+// samples and waits until the sample entry is on the list.
+func (d *demo) setUp(ctx context.Context) error {
+	d.logf("starting kube-apiserver and etcd (envtest, %s)", d.cfg.assets)
+	var err error
+	if d.cluster, err = startCluster(d.cfg.assets, crdDir, d.dir); err != nil {
+		return err // d.cluster still knows its logs
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	d.logf("cluster up; kubeconfig %s", d.cluster.kubeconfig)
+	if d.lists, err = startListServer(ctx, d.sup, filepath.Join(d.cfg.bin, "fakeapi"), d.bystanders); err != nil {
+		return err
+	}
+	d.logf("fake list server on %s (token %s, latency %s), %s seeded with %d bystander IDs",
+		d.lists.base, sampleToken, listLatency, listPath, len(d.bystanders))
+	d.replicas, err = startReplicas(ctx, d.sup, filepath.Join(d.cfg.bin, "manager"), d.cluster.kubeconfig, d.cfg.replicas)
+	if err != nil {
+		return err
+	}
+	d.logf("%d manager replicas ready (--max-concurrent-reconciles %d, no leader election)", len(d.replicas), replicaWorkers)
+	return d.applySamples(ctx)
+}
+
+// applySamples applies config/samples and waits until the sample entry's ID
+// is on the list beside the bystanders.
+func (d *demo) applySamples(ctx context.Context) error {
+	sampleServer := fmt.Sprintf("http://%s:%d/", sampleHost, samplePort)
+	out, err := d.cluster.applySamples(ctx, samplesDir, namespace, sampleServer, d.lists.base+"/")
+	if err != nil {
+		return err
+	}
+	d.logf("applied %s to namespace %s:\n%s", samplesDir, namespace, indent(out))
+	var xl v1alpha1.ExternalList
+	if err := d.cluster.client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: sampleList}, &xl); err != nil {
+		return fmt.Errorf("get sample ExternalList: %w", err)
+	}
+	if xl.Spec.URL != d.lists.listURL() {
+		return fmt.Errorf("sample ExternalList %s points at %s, not at the demo's list %s", sampleList, xl.Spec.URL, d.lists.listURL())
+	}
+	var le v1alpha1.ListEntry
+	if err := d.cluster.client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: sampleEntry}, &le); err != nil {
+		return fmt.Errorf("get sample ListEntry: %w", err)
+	}
+	d.sampleID = le.Spec.ID
+	return d.waitSample(ctx)
+}
+
+// waitSample waits until the sample list is Ready, the sample entry Synced
+// and the list holds exactly the bystanders and the sample ID.
+func (d *demo) waitSample(ctx context.Context) error {
+	want := append(slices.Clone(d.bystanders), d.sampleID)
+	var state string
+	err := d.poll(ctx, d.cfg.timeout, pollPlain, func(ctx context.Context) (bool, error) {
+		ready, synced, missing, leftover, err := d.sampleState(ctx, want)
+		if err != nil {
+			return false, err
+		}
+		state = fmt.Sprintf("ExternalList Ready=%v, ListEntry %s Synced=%v, list missing %v, left over %v",
+			ready, sampleEntry, synced, missing, leftover)
+		return ready && synced && len(missing)+len(leftover) == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("sample entry never reached the list: %w (%s)", err, state)
+	}
+	d.logf("sample entry %s Synced: the list holds %d items (%d bystanders + %q), the document's other fields intact",
+		sampleEntry, len(want), len(d.bystanders), d.sampleID)
+	return nil
+}
+
+// sampleState reads where the samples stand.
+func (d *demo) sampleState(ctx context.Context, want []string) (ready, synced bool, missing, leftover []string, err error) {
+	var xl v1alpha1.ExternalList
+	if err = d.cluster.client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: sampleList}, &xl); err != nil {
+		return
+	}
+	var le v1alpha1.ListEntry
+	if err = d.cluster.client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: sampleEntry}, &le); err != nil {
+		return
+	}
+	doc, err := d.lists.doc(ctx)
+	if err != nil {
+		return
+	}
+	if doc.Owner != docOwner {
+		err = &fatalError{fmt.Errorf("the list document lost its field \"owner\": %q, want %q", doc.Owner, docOwner)}
+		return
+	}
+	ready = meta.IsStatusConditionTrue(xl.Status.Conditions, v1alpha1.ConditionReady)
+	synced = meta.IsStatusConditionTrue(le.Status.Conditions, v1alpha1.ConditionSynced)
+	missing, leftover = diffItems(want, doc.Items)
+	return
+}

@@ -1,0 +1,189 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// summary is what the demo reports at the end.
+type summary struct {
+	phases   []phaseResult
+	replicas []string    // replica names, in the order of phaseResult.replicas
+	final    *finalCheck // nil when the phases did not all finish
+}
+
+// finalCheck is a last look at the list, a moment after the last phase.
+type finalCheck struct {
+	after     time.Duration
+	items     int
+	ownerKept bool // the field beside the items array survived every write
+	missing   []string
+	leftover  []string
+}
+
+// lost counts the lost updates: IDs that should be on the list and are not,
+// and IDs that should be gone and are not, per phase and at the final check
+// (an ID counts once even if both saw it).
+func (s summary) lost() int {
+	n := 0
+	for _, p := range s.phases {
+		n += p.lost()
+	}
+	if s.final != nil && len(s.phases) > 0 {
+		last := s.phases[len(s.phases)-1]
+		n += len(newIn(s.final.missing, last.missing)) + len(newIn(s.final.leftover, last.leftover))
+	}
+	return n
+}
+
+// newIn returns the IDs of a that are not in b.
+func newIn(a, b []string) []string {
+	seen := make(map[string]bool, len(b))
+	for _, id := range b {
+		seen[id] = true
+	}
+	var out []string
+	for _, id := range a {
+		if !seen[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// render writes the summary tables.
+func (s summary) render(w io.Writer) {
+	s.renderPhases(w)
+	fmt.Fprintln(w)
+	s.renderReplicas(w)
+	fmt.Fprintln(w)
+	s.renderLost(w)
+}
+
+func (s summary) renderPhases(w io.Writer) {
+	rows := [][]string{{"phase", "time", "changes", "requests", "req/change", "412s", "lost"}}
+	for _, p := range s.phases {
+		t := p.elapsed.Round(10 * time.Millisecond).String()
+		lost := strconv.Itoa(p.lost())
+		if !p.finished {
+			t, lost = t+" (failed)", "-"
+		}
+		rows = append(rows, []string{p.name, t, strconv.Itoa(p.changes), fmt.Sprint(p.requests),
+			fmt.Sprintf("%.2f", ratio(float64(p.requests), float64(p.changes))), fmt.Sprint(p.conflicts), lost})
+	}
+	writeTable(w, rows)
+}
+
+func (s summary) renderReplicas(w io.Writer) {
+	rows := [][]string{{"replica", "requests", "writes", "412s", "mean batch"}}
+	var total replicaMetrics
+	totalKnown := true
+	for i, name := range s.replicas {
+		m, known := s.replicaTotal(i)
+		if !known {
+			rows = append(rows, []string{name, "-", "-", "-", "-"})
+			totalKnown = false
+			continue
+		}
+		total = total.add(m)
+		rows = append(rows, replicaRow(name, m))
+	}
+	if totalKnown {
+		rows = append(rows, replicaRow("total", total))
+	}
+	writeTable(w, rows)
+}
+
+// replicaTotal sums replica i's figures over the phases; known is false
+// when a phase could not read them.
+func (s summary) replicaTotal(i int) (m replicaMetrics, known bool) {
+	for _, p := range s.phases {
+		if i >= len(p.replicas) || p.replicas[i] == nil {
+			return replicaMetrics{}, false
+		}
+		m = m.add(*p.replicas[i])
+	}
+	return m, true
+}
+
+func replicaRow(name string, m replicaMetrics) []string {
+	return []string{name, fmt.Sprintf("%.0f", m.Requests), fmt.Sprintf("%.0f", m.Writes),
+		fmt.Sprintf("%.0f", m.Conflicts), fmt.Sprintf("%.1f", m.meanBatch())}
+}
+
+// writeTable writes rows as columns two spaces apart, the first column
+// aligned left and the others right.
+func writeTable(w io.Writer, rows [][]string) {
+	var widths []int
+	for _, row := range rows {
+		for i, cell := range row {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], len(cell))
+		}
+	}
+	for _, row := range rows {
+		var b strings.Builder
+		for i, cell := range row {
+			pad := strings.Repeat(" ", widths[i]-len(cell))
+			if i == 0 {
+				b.WriteString(cell + pad)
+			} else {
+				b.WriteString("  " + pad + cell)
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
+}
+
+func (s summary) renderLost(w io.Writer) {
+	for _, p := range s.phases {
+		if !p.finished {
+			fmt.Fprintf(w, "lost updates: not measured, phase %s did not finish\n", p.name)
+			return
+		}
+	}
+	var missing, leftover []string
+	for _, p := range s.phases {
+		missing = append(missing, p.missing...)
+		leftover = append(leftover, p.leftover...)
+	}
+	fmt.Fprintf(w, "lost updates: %d (IDs missing from the list: %d%s; IDs left on it: %d%s)\n",
+		s.lost(), len(missing), idList(missing), len(leftover), idList(leftover))
+	if f := s.final; f != nil {
+		verdict := "as expected"
+		if len(f.missing)+len(f.leftover) > 0 || !f.ownerKept {
+			verdict = fmt.Sprintf("WRONG: %d missing%s, %d left over%s, field \"owner\" kept: %v",
+				len(f.missing), idList(f.missing), len(f.leftover), idList(f.leftover), f.ownerKept)
+		}
+		fmt.Fprintf(w, "final list, %v after the last phase: %d items, %s\n", f.after, f.items, verdict)
+	}
+}
+
+// ratio is a/b, 0 when b is 0.
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
