@@ -12,7 +12,7 @@ export KUBEBUILDER_ASSETS
 
 GO ?= go
 # Packages whose tests are concurrency-heavy run under the race detector.
-RACE_PKGS ?= ./internal/... ./cmd/... ./test/...
+RACE_PKGS ?= ./internal/... ./cmd/... ./test/... ./bench/...
 # Arguments passed through to demo, bench, soak and fuzz (e.g. ARGS=--keep).
 ARGS ?=
 
@@ -55,7 +55,7 @@ verify: controller-gen ## Fail when gofmt would change a file or the committed g
 .PHONY: test
 test: verify vet envtest-assets build ## Run every test (unit, envtest against a real kube-apiserver, race detector).
 	$(GO) test -race -count=1 -timeout 25m $(RACE_PKGS)
-	$(GO) test -count=1 -timeout 25m $$($(GO) list ./... | grep -v -e /internal/ -e /cmd/ -e /test/)
+	$(GO) test -count=1 -timeout 25m $$($(GO) list ./... | grep -v -e /internal/ -e /cmd/ -e /test/ -e /bench)
 
 .PHONY: soak
 soak: ## Run torture rounds back to back and print totals (ARGS="--duration 10m [--seed N]"); fails on any violation.
@@ -68,6 +68,10 @@ fuzz: ## Run every fuzz target for FUZZTIME (default 30s); a crasher lands in th
 		echo "== $$name ($$pkg, $(FUZZTIME))"; \
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
 	done
+
+.PHONY: bench
+bench: ## Compare update strategies against the fake list server; tables and chart in bench/results/ (ARGS=--quick for a smoke run).
+	$(GO) run ./bench/cmd/listbench $(ARGS)
 
 ##@ Build
 

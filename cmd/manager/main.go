@@ -31,12 +31,6 @@ import (
 	"github.com/listkeeper/listkeeper/internal/reconcile"
 )
 
-// defaultBatchInterval paces each replica's writes to one list. Every
-// replica reconciles every entry, so without pacing each one would spend a
-// read and a write per trickle of changes; 250 ms keeps a replica at four
-// cycles a second per list at most, and adds at most that much latency.
-const defaultBatchInterval = 250 * time.Millisecond
-
 // options are the manager's flags.
 type options struct {
 	metricsAddr     string
@@ -71,7 +65,7 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.DurationVar(&o.conflictMax, "conflict-backoff-max", p.MaxInterval, "Largest backoff after a 412 (before jitter).")
 	fs.IntVar(&o.conflictTries, "conflict-max-attempts", p.MaxAttempts, "Write attempts per cycle before ConflictRetriesExhausted (0: no limit).")
 	fs.DurationVar(&o.conflictElapsed, "conflict-max-elapsed", p.MaxElapsedTime, "Longest a cycle retries after 412s (0: no limit).")
-	fs.DurationVar(&o.batchInterval, "batch-interval", defaultBatchInterval, "Least time between two write cycles of a replica to one list; changes arriving meanwhile share the next write. 0 writes as soon as the previous write ends.")
+	fs.DurationVar(&o.batchInterval, "batch-interval", reconcile.DefaultBatchInterval, "Least time between two write cycles of a replica to one list; changes arriving meanwhile share the next write. 0 writes as soon as the previous write ends.")
 	fs.IntVar(&o.transportTries, "transport-retries", etagclient.DefaultTransportRetries, "Retries of one request after a connection error, 5xx or 429.")
 }
 

@@ -94,21 +94,34 @@ func Apply(items []string, changes ...Change) ([]string, bool) {
 		}
 	}
 	present := make(map[string]bool, len(named))
-	for _, it := range items {
-		if _, ok := named[it]; ok {
-			present[it] = true
+	if len(retains) == 0 {
+		// Without RetainOnly every named ID ends as its last Add or
+		// Remove left it, whatever it was before: fold first, then one
+		// pass over the items does everything.
+		for id := range named {
+			named[id] = foldOne(id, false, sets)
 		}
-	}
-	for id := range named {
-		named[id] = foldOne(id, present[id], sets)
+	} else {
+		for _, it := range items {
+			if _, ok := named[it]; ok {
+				present[it] = true
+			}
+		}
+		for id := range named {
+			named[id] = foldOne(id, present[id], sets)
+		}
 	}
 
 	out := make([]string, 0, len(items)+len(order))
 	changed := false
 	for _, it := range items {
 		keep, isNamed := named[it]
-		if !isNamed {
+		if isNamed {
+			present[it] = true
+		} else if len(retains) > 0 {
 			keep = inAll(it, retains)
+		} else {
+			keep = true
 		}
 		if keep {
 			out = append(out, it)

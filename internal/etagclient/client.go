@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"runtime"
 	"sync"
 	"time"
 
@@ -31,6 +32,7 @@ type Client struct {
 	mu      sync.Mutex
 	pending []*op
 	running bool // a cycle goroutine owns the state below
+	closed  bool
 	wg      sync.WaitGroup
 
 	// Owned by the cycle goroutine; handed from one to the next through mu.
@@ -119,6 +121,9 @@ func (c *Client) URL() string { return c.safeURL }
 // for the cycle goroutine to end and closes idle connections. The Client must
 // not be used afterwards.
 func (c *Client) Close() {
+	c.mu.Lock()
+	c.closed = true // no cycle goroutine starts after this
+	c.mu.Unlock()
 	c.cancel()
 	c.wg.Wait()
 	// http.Client.CloseIdleConnections reaches a transport only through its
@@ -168,6 +173,9 @@ func (p *Pending) Result() (Result, error) {
 // ErrNotDone is returned by Pending.Result before the change is complete.
 var ErrNotDone = errors.New("change not complete yet")
 
+// ErrClosed is returned for a change submitted after Close.
+var ErrClosed = errors.New("client closed")
+
 // Submit queues the change for the next cycle and returns at once. It lets a
 // caller, such as a reconciler, hand over many changes without holding a
 // worker for each, so that they combine into few writes. notify, when not
@@ -195,6 +203,13 @@ func (c *Client) submit(ch Change, read bool, notify func()) *op {
 	o := &op{change: ch, read: read, notify: notify, submitted: time.Now(), done: make(chan struct{})}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.closed {
+		// A caller that got the client just before it was closed (a list
+		// whose configuration changed) learns it at once and retries.
+		o.err = fmt.Errorf("change to %s: %w", c.safeURL, ErrClosed)
+		o.finish()
+		return o
+	}
 	c.pending = append(c.pending, o)
 	if !c.running {
 		c.running = true
@@ -240,12 +255,38 @@ func (c *Client) run() {
 		}
 		c.lastCycle = c.cfg.clock.Now()
 		c.cycle(batch)
+		c.linger(len(batch))
+	}
+}
+
+// maxLinger bounds how long a cycle goroutine waits, after completing a
+// batch, for the callers it just woke to come back with their next change.
+const maxLinger = time.Millisecond
+
+// linger lets the goroutines that the last cycle woke submit their next
+// changes before the next batch is taken. Without it the next batch holds
+// only the few that were quick, and batches alternate between large and
+// small: with 16 callers, about 8 changes a write instead of 16. It is only
+// needed without a batch interval, which gathers for much longer anyway.
+func (c *Client) linger(n int) {
+	if c.cfg.batchInterval > 0 || n < 2 {
+		return
+	}
+	deadline := time.Now().Add(maxLinger)
+	for time.Now().Before(deadline) {
+		c.mu.Lock()
+		ready := len(c.pending)
+		c.mu.Unlock()
+		if ready >= n {
+			return
+		}
+		runtime.Gosched()
 	}
 }
 
 // gather paces the cycles of a client with a batch interval: it waits until
 // the interval has passed since the previous cycle began, plus a random
-// extra of up to half the interval. A burst of changes thus rides on one
+// extra of up to the interval again. A burst of changes thus rides on one
 // write, the list server sees at most about one cycle per interval from this
 // client, and the cycles of replicas that all saw the same watch events at
 // the same moment drift apart instead of colliding with 412s.
@@ -253,7 +294,7 @@ func (c *Client) gather() {
 	if c.cfg.batchInterval <= 0 {
 		return
 	}
-	wait := time.Duration(rand.Int64N(int64(c.cfg.batchInterval)/2 + 1))
+	wait := time.Duration(rand.Int64N(int64(c.cfg.batchInterval) + 1))
 	if !c.lastCycle.IsZero() {
 		wait += max(0, c.cfg.batchInterval-c.cfg.clock.Now().Sub(c.lastCycle))
 	}

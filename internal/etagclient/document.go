@@ -101,21 +101,61 @@ func (d *Document) Bytes() []byte { return d.raw }
 // WithItems returns a new document that is d with its items array replaced by
 // items. Every byte outside the array stays as it was.
 func (d *Document) WithItems(items []string) (*Document, error) {
-	var arr bytes.Buffer
-	enc := json.NewEncoder(&arr)
-	enc.SetEscapeHTML(false)
 	if items == nil {
 		items = []string{}
 	}
-	if err := enc.Encode(items); err != nil {
+	encoded, err := encodeStrings(items)
+	if err != nil {
 		return nil, fmt.Errorf("encode items: %w", err)
 	}
-	encoded := bytes.TrimRight(arr.Bytes(), "\n")
 	raw := make([]byte, 0, len(d.raw)-(d.end-d.start)+len(encoded))
 	raw = append(raw, d.raw[:d.start]...)
 	raw = append(raw, encoded...)
 	raw = append(raw, d.raw[d.end:]...)
 	return &Document{raw: raw, start: d.start, end: d.start + len(encoded), items: items}, nil
+}
+
+// encodeStrings encodes a JSON array of strings without HTML escaping. IDs
+// of plain printable ASCII, by far the common case, are copied as they are;
+// any other goes through encoding/json. On a list of 100,000 IDs this is
+// several times faster than encoding the slice by reflection.
+func encodeStrings(items []string) ([]byte, error) {
+	n := 2
+	for _, it := range items {
+		n += len(it) + 3
+	}
+	out := make([]byte, 0, n)
+	out = append(out, '[')
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for i, it := range items {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		if plainASCII(it) {
+			out = append(out, '"')
+			out = append(out, it...)
+			out = append(out, '"')
+			continue
+		}
+		buf.Reset()
+		if err := enc.Encode(it); err != nil {
+			return nil, err
+		}
+		out = append(out, bytes.TrimRight(buf.Bytes(), "\n")...)
+	}
+	return append(out, ']'), nil
+}
+
+// plainASCII reports whether s needs no escaping in a JSON string.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b < 0x20 || b > 0x7e || b == '"' || b == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // NewDocument builds the smallest document in which p leads to an empty

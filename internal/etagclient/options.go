@@ -176,7 +176,8 @@ func WithTransportRetries(n int, waitMin, waitMax time.Duration) Option {
 func WithMaxRetryAfter(d time.Duration) Option { return func(o *config) { o.maxRetryAfter = d } }
 
 // WithBatchInterval sets the least time between the starts of two cycles
-// of this client. Changes that arrive meanwhile wait and go out together in
+// of this client (each cycle waits a random extra of up to the interval
+// again, so that replicas drift apart). Changes that arrive meanwhile wait and go out together in
 // the next cycle; a change after a quiet spell goes out at once. It trades a
 // little latency for far fewer requests when changes trickle in faster than
 // the server answers, as they do in an operator whose every replica

@@ -186,7 +186,9 @@ func checkContentType(h http.Header) error {
 	return nil
 }
 
+// drain reads what is left of a body (up to 4 MiB, enough for the echo of a
+// large list) so the connection can be reused, and closes it.
 func drain(resp *http.Response) {
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<20))
 	_ = resp.Body.Close()
 }

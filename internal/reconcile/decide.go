@@ -81,6 +81,19 @@ func missing(want, have []string) []string {
 	return out
 }
 
+// checkID reports an ID that the list client refuses to carry, as an
+// InvalidSpec error. The API's limit on spec.id and the client's limit have
+// been measured differently (characters against bytes), so an ID the API
+// accepted could never be written; spec.id is immutable, so such an entry
+// can never sync. Asking the client's own validation keeps the two from
+// disagreeing. (Added with the fix for such IDs; see EntryReconciler.)
+func checkID(id string) error {
+	if err := (etagclient.Change{Add: []string{id}}).Validate(); err != nil {
+		return &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.id cannot be written to a list: " + err.Error()}
+	}
+	return nil
+}
+
 // reasonFor maps an error from the ETag client, or from resolving a list's
 // configuration, to a condition reason.
 func reasonFor(err error) string {

@@ -74,7 +74,17 @@ type entryScope struct {
 func (r *EntryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	entry := &v1alpha1.ListEntry{}
 	if err := r.Client.Get(ctx, req.NamespacedName, entry); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+		if !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, err
+		}
+		// Fix: the reconcile queued by a change's completion may find the
+		// entry gone (another replica removed the ID and released it). Its
+		// flight used to be left behind (a leak), and an add that landed
+		// after that removal stayed on the list for good.
+		return ctrl.Result{}, r.settleOrphan(ctx, req.NamespacedName, "")
+	}
+	if err := r.settleOrphan(ctx, req.NamespacedName, entry.UID); err != nil {
+		return ctrl.Result{}, err
 	}
 	if !entry.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, entry)
@@ -94,6 +104,11 @@ func (r *EntryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 // ensureAdded submits the add, or records the outcome of the one submitted
 // before.
 func (r *EntryReconciler) ensureAdded(ctx context.Context, s *entryScope) error {
+	// Fix: an ID the list client cannot carry used to be retried forever
+	// as ListUnreachable. It can never work and spec.id is immutable.
+	if err := checkID(s.entry.Spec.ID); err != nil {
+		return reconcile.TerminalError(r.fail(s, "Add", err))
+	}
 	xl, err := r.getList(ctx, s.entry)
 	if apierrors.IsNotFound(err) {
 		s.setSynced(metav1.ConditionFalse, v1alpha1.ReasonListNotFound,
@@ -130,6 +145,12 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, entry *v1alpha1.L
 	if !controllerutil.ContainsFinalizer(entry, v1alpha1.FinalizerName) {
 		return ctrl.Result{}, nil
 	}
+	// Fix: an ID the list client cannot carry was never written, so there
+	// is nothing to take off; the removal used to fail forever and hold the
+	// entry.
+	if checkID(entry.Spec.ID) != nil {
+		return ctrl.Result{}, r.releaseFinalizer(ctx, entry)
+	}
 	s := &entryScope{entry: entry, before: entry.DeepCopy()}
 	xl, err := r.getList(ctx, entry)
 	switch {
@@ -151,7 +172,7 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, entry *v1alpha1.L
 	if held {
 		// Another live entry holds the ID. A removal this entry submitted
 		// earlier may have taken it off meanwhile: put it back.
-		if r.flights.forget(entry.UID) {
+		if r.flights.forget(client.ObjectKeyFromObject(entry)) {
 			if _, err := cl.Update(ctx, etagclient.Change{Add: []string{entry.Spec.ID}}); err != nil {
 				return ctrl.Result{}, fmt.Errorf("restore ID held by another entry: %w", err)
 			}
@@ -176,7 +197,8 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, entry *v1alpha1.L
 // returns the outcome of the one handed over before. done is false while it
 // is in flight; its completion queues the entry again.
 func (r *EntryReconciler) change(entry *v1alpha1.ListEntry, cl *etagclient.Client, key string, add bool) (etagclient.Result, bool, error) {
-	res, err, found, done := r.flights.take(entry.UID, add, entry.Spec.ID, key)
+	name := client.ObjectKeyFromObject(entry)
+	res, err, found, done := r.flights.take(name, entry.UID, add, entry.Spec.ID, key)
 	if found {
 		return res, done, err
 	}
@@ -184,12 +206,12 @@ func (r *EntryReconciler) change(entry *v1alpha1.ListEntry, cl *etagclient.Clien
 	if add {
 		ch = etagclient.Change{Add: []string{entry.Spec.ID}}
 	}
-	req := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(entry)}
+	req := reconcile.Request{NamespacedName: name}
 	pending, err := cl.Submit(ch, func() { r.requeue(req) })
 	if err != nil {
 		return etagclient.Result{}, true, err
 	}
-	r.flights.put(entry.UID, &flight{add: add, id: entry.Spec.ID, key: key, pending: pending})
+	r.flights.put(name, &flight{uid: entry.UID, add: add, id: entry.Spec.ID, list: entry.Spec.ListRef.Name, key: key, pending: pending})
 	return etagclient.Result{}, false, nil
 }
 
@@ -224,11 +246,33 @@ func (r *EntryReconciler) deletedMeanwhile(ctx context.Context, entry *v1alpha1.
 	if err != nil {
 		return true, err
 	}
-	r.flights.forget(entry.UID)
+	r.flights.forget(client.ObjectKeyFromObject(entry))
 	if _, err := cl.Update(ctx, etagclient.Change{Remove: []string{entry.Spec.ID}}); err != nil {
 		return true, fmt.Errorf("take back ID of deleted entry: %w", err)
 	}
 	return true, nil
+}
+
+// settleOrphan drops the flight that an entry no longer under name (uid is
+// the entry now there, "" when none is) left behind. When it was an add, the
+// add may have landed after another replica took the ID off and released
+// the entry, so the ID is taken off again unless another live entry holds
+// it. The add, if still pending, is in the same client and so applies
+// before the removal.
+func (r *EntryReconciler) settleOrphan(ctx context.Context, name types.NamespacedName, uid types.UID) error {
+	fl := r.flights.orphan(name, uid)
+	if fl == nil || !fl.add {
+		return nil
+	}
+	gone := &v1alpha1.ListEntry{
+		ObjectMeta: metav1.ObjectMeta{Namespace: name.Namespace, Name: name.Name, UID: fl.uid},
+		Spec:       v1alpha1.ListEntrySpec{ListRef: v1alpha1.ListReference{Name: fl.list}, ID: fl.id},
+	}
+	if _, err := r.deletedMeanwhile(ctx, gone); err != nil {
+		r.flights.put(name, fl) // the retry settles it again
+		return fmt.Errorf("settle add of ID %q left by a deleted entry: %w", fl.id, err)
+	}
+	return nil
 }
 
 // restoreIfHeld puts the ID back when, after it was removed, the API server
@@ -266,7 +310,7 @@ func (r *EntryReconciler) getList(ctx context.Context, entry *v1alpha1.ListEntry
 func (r *EntryReconciler) releaseFinalizer(ctx context.Context, entry *v1alpha1.ListEntry) error {
 	patch := client.MergeFrom(entry.DeepCopy())
 	controllerutil.RemoveFinalizer(entry, v1alpha1.FinalizerName)
-	r.flights.forget(entry.UID)
+	r.flights.forget(client.ObjectKeyFromObject(entry))
 	return client.IgnoreNotFound(r.Client.Patch(ctx, entry, patch))
 }
 

@@ -10,57 +10,78 @@ import (
 
 // flight is a change an entry has submitted and not yet seen completed.
 type flight struct {
-	add     bool   // add or remove
-	id      string // the entry's ID
-	key     string // the list client it went to
+	uid     types.UID // the entry that submitted it
+	add     bool      // add or remove
+	id      string    // the entry's ID
+	list    string    // the entry's ExternalList
+	key     string    // the list client it went to
 	pending *etagclient.Pending
 }
 
 // flights tracks the changes in flight per entry, so a reconcile can hand its
 // change to the combining client and return, and the next reconcile (queued
 // when the change completes) picks up the outcome. Safe for concurrent use.
+//
+// Flights are keyed by the entry's namespace and name, not by its UID: the
+// reconcile that follows a completion may find the entry gone (another
+// replica released it), and only the name tells which flight is left over
+// (see orphan).
 type flights struct {
 	mu sync.Mutex
-	m  map[types.UID]*flight
+	m  map[types.NamespacedName]*flight
 }
 
-// take returns the outcome of the entry's flight for (add, id, key), if one
-// was submitted: done reports whether it completed (and the flight is then
-// forgotten), found whether one exists. A flight for anything else is
+// take returns the outcome of the entry's flight for (uid, add, id, key), if
+// one was submitted: done reports whether it completed (and the flight is
+// then forgotten), found whether one exists. A flight for anything else is
 // dropped: the new decision replaces it.
-func (f *flights) take(uid types.UID, add bool, id, key string) (res etagclient.Result, err error, found, done bool) {
+func (f *flights) take(name types.NamespacedName, uid types.UID, add bool, id, key string) (res etagclient.Result, err error, found, done bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	fl, ok := f.m[uid]
+	fl, ok := f.m[name]
 	if !ok {
 		return etagclient.Result{}, nil, false, false
 	}
-	if fl.add != add || fl.id != id || fl.key != key {
-		delete(f.m, uid)
+	if fl.uid != uid || fl.add != add || fl.id != id || fl.key != key {
+		delete(f.m, name)
 		return etagclient.Result{}, nil, false, false
 	}
 	res, err = fl.pending.Result()
 	if err == etagclient.ErrNotDone {
 		return etagclient.Result{}, nil, true, false
 	}
-	delete(f.m, uid)
+	delete(f.m, name)
 	return res, err, true, true
 }
 
-func (f *flights) put(uid types.UID, fl *flight) {
+func (f *flights) put(name types.NamespacedName, fl *flight) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.m == nil {
-		f.m = map[types.UID]*flight{}
+		f.m = map[types.NamespacedName]*flight{}
 	}
-	f.m[uid] = fl
+	f.m[name] = fl
 }
 
 // forget drops the entry's flight and reports whether there was one.
-func (f *flights) forget(uid types.UID) bool {
+func (f *flights) forget(name types.NamespacedName) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	_, ok := f.m[uid]
-	delete(f.m, uid)
+	_, ok := f.m[name]
+	delete(f.m, name)
 	return ok
+}
+
+// orphan removes and returns the flight of name when it was submitted by an
+// entry other than uid ("" when no entry of that name exists any more), or
+// nil.
+func (f *flights) orphan(name types.NamespacedName, uid types.UID) *flight {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fl, ok := f.m[name]
+	if !ok || fl.uid == uid {
+		return nil
+	}
+	delete(f.m, name)
+	return fl
 }

@@ -102,11 +102,19 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 		return fmt.Errorf("list entries: %w", err)
 	}
 	s.live = liveIDs(s.list.Name, entries.Items)
+	// Fix: status.entries is documented as the number of live (not
+	// deleting) entries; it counted deleting ones too.
+	live := 0
+	for i := range entries.Items {
+		if isLive(&entries.Items[i]) {
+			live++
+		}
+	}
 	st := &s.list.Status
 	st.ETag = s.snap.ETag
 	st.Items = int32(len(s.snap.Items))
-	st.Entries = int32(len(entries.Items))
-	msg := fmt.Sprintf("list has %d items, %d entries point at it", len(s.snap.Items), len(entries.Items))
+	st.Entries = int32(live)
+	msg := fmt.Sprintf("list has %d items, %d entries point at it", len(s.snap.Items), live)
 	if !s.snap.Exists {
 		msg = "the document does not exist yet; it is created with the first entry"
 		if !s.list.Spec.CreateIfMissing {
@@ -137,7 +145,7 @@ func (r *ListReconciler) correctDrift(ctx context.Context, s *listScope) error {
 		if ch.RetainOnly == nil {
 			removed = nil
 		}
-		if err := r.recheck(ctx, s, ch.Add, removed); err != nil {
+		if err := r.recheck(ctx, s, ch.Add, removed, ch.RetainOnly != nil); err != nil {
 			return err
 		}
 		s.list.Status.Items = int32(res.Items)
@@ -152,17 +160,27 @@ func (r *ListReconciler) correctDrift(ctx context.Context, s *listScope) error {
 
 // recheck undoes the part of a drift correction that live entries no longer
 // justify: an added ID whose entries were all deleted meanwhile comes off,
-// and a removed ID that a new entry holds goes back.
-func (r *ListReconciler) recheck(ctx context.Context, s *listScope, added, removed []string) error {
+// and a removed ID that a new entry holds goes back. exclusive says the
+// correction kept only the cached entries' IDs.
+func (r *ListReconciler) recheck(ctx context.Context, s *listScope, added, removed []string, exclusive bool) error {
 	if len(added) == 0 && len(removed) == 0 {
 		return nil
 	}
 	var entries v1alpha1.ListEntryList
-	if err := r.APIReader.List(ctx, &entries, client.InNamespace(s.list.Namespace)); err != nil {
+	if err := r.APIReader.List(ctx, &entries, client.InNamespace(s.list.Namespace),
+		client.MatchingFields{listRefField: s.list.Name}); err != nil {
 		return fmt.Errorf("re-check entries: %w", err)
 	}
 	live := liveIDs(s.list.Name, entries.Items)
 	repair := etagclient.Change{Add: intersect(removed, live), Remove: missing(added, live)}
+	if exclusive {
+		// Fix: the write kept only the cached entries' IDs, applied to a
+		// read that may be newer than s.snap (after a 412), so it may have
+		// taken off an ID that a new entry added meanwhile and that
+		// s.snap never showed. Every live ID must be put back, not only
+		// those removed from s.snap.
+		repair.Add = live
+	}
 	if repair.IsZero() {
 		return nil
 	}

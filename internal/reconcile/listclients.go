@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,6 +24,14 @@ import (
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 )
+
+// DefaultBatchInterval paces each replica's writes to one list
+// (etagclient.WithBatchInterval). Every replica reconciles every entry, so
+// without pacing each one would spend a read and a write per trickle of
+// changes, and replicas woken by the same watch event would collide; 250 ms
+// keeps a replica at about four cycles a second per list, and adds at most
+// that much latency to a change.
+const DefaultBatchInterval = 250 * time.Millisecond
 
 // ListClients keeps one combining ETag client per list configuration (URL,
 // items pointer, headers, CA bundle, creation) per process, so every worker
@@ -220,13 +229,38 @@ func headersFrom(s *corev1.Secret) (http.Header, error) {
 	h := http.Header{}
 	for k, v := range s.Data {
 		val := strings.TrimSpace(string(v))
-		if !validHeaderName(k) || strings.ContainsAny(val, "\r\n\x00") {
+		if !validHeaderName(k) || !validHeaderValue(val) {
 			return nil, &configError{reason: v1alpha1.ReasonInvalidSpec,
 				msg: fmt.Sprintf("secret %q key %q is not a valid HTTP header", s.Name, k)}
+		}
+		if _, reserved := protocolHeaders[http.CanonicalHeaderKey(k)]; reserved {
+			return nil, &configError{reason: v1alpha1.ReasonInvalidSpec,
+				msg: fmt.Sprintf("secret %q key %q would override a header the list protocol sets itself", s.Name, k)}
 		}
 		h.Set(k, val)
 	}
 	return h, nil
+}
+
+// validHeaderValue reports whether v is a valid field value (RFC 9110
+// section 5.5): no control characters but horizontal tab. Fix: only CR, LF
+// and NUL were refused; another control character passed here and made
+// every request fail in net/http, reported as ListUnreachable instead of
+// InvalidSpec.
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if b := v[i]; (b < 0x20 && b != '\t') || b == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// protocolHeaders are set by the ETag client for the protocol to work; a
+// Secret must not override them.
+var protocolHeaders = map[string]struct{}{
+	"If-Match": {}, "If-None-Match": {}, "Content-Type": {}, "Content-Length": {},
+	"Accept": {}, "Host": {}, "Transfer-Encoding": {}, "Connection": {},
 }
 
 func validHeaderName(k string) bool {

@@ -1,0 +1,390 @@
+package config_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
+)
+
+// These tests check the kustomize configuration against a real
+// kube-apiserver (envtest): everything `make deploy` would apply is accepted
+// by the server, and the manager's RBAC is least privilege.
+
+const (
+	systemNamespace = "listkeeper-system"
+	serviceAccount  = "listkeeper-controller-manager"
+)
+
+var (
+	kubeconfig string // admin kubeconfig of the test control plane
+	clientset  *kubernetes.Clientset
+	envErr     error // why the control plane is not available
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	assets, err := assetsDir()
+	if err != nil {
+		envErr = err
+		return m.Run()
+	}
+	// No CRDs are installed by envtest: the test applies the rendered ones,
+	// as `make deploy` would.
+	env := &envtest.Environment{
+		BinaryAssetsDirectory:    assets,
+		ControlPlaneStartTimeout: 2 * time.Minute,
+		ControlPlaneStopTimeout:  time.Minute,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		envErr = fmt.Errorf("start envtest with assets %s: %w", assets, err)
+		return m.Run()
+	}
+	defer func() {
+		if err := env.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "stop envtest: %v\n", err)
+		}
+	}()
+	if clientset, err = kubernetes.NewForConfig(cfg); err != nil {
+		envErr = fmt.Errorf("clientset: %w", err)
+		return m.Run()
+	}
+	admin, err := env.AddUser(envtest.User{Name: "config-test-admin", Groups: []string{"system:masters"}}, cfg)
+	if err != nil {
+		envErr = fmt.Errorf("add admin user: %w", err)
+		return m.Run()
+	}
+	raw, err := admin.KubeConfig()
+	if err != nil {
+		envErr = fmt.Errorf("admin kubeconfig: %w", err)
+		return m.Run()
+	}
+	dir, err := os.MkdirTemp("", "listkeeper-config-test-")
+	if err != nil {
+		envErr = err
+		return m.Run()
+	}
+	defer os.RemoveAll(dir)
+	kubeconfig = filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, raw, 0o600); err != nil {
+		envErr = err
+	}
+	return m.Run()
+}
+
+// assetsDir finds kube-apiserver and etcd: $KUBEBUILDER_ASSETS if set, else
+// bin/k8s of the repository.
+func assetsDir() (string, error) {
+	var candidates []string
+	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
+		candidates = append(candidates, dir)
+	}
+	candidates = append(candidates, filepath.Join("..", "bin", "k8s"))
+	for _, dir := range candidates {
+		if isFile(filepath.Join(dir, "kube-apiserver")) && isFile(filepath.Join(dir, "etcd")) {
+			return dir, nil
+		}
+	}
+	return "", fmt.Errorf("no kube-apiserver and etcd in %v: run `make envtest-assets` "+
+		"(or set KUBEBUILDER_ASSETS to a directory holding them)", candidates)
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+func requireEnv(t *testing.T) {
+	t.Helper()
+	if envErr != nil {
+		t.Fatalf("envtest is not available: %v", envErr)
+	}
+}
+
+// kubectlPath finds kubectl: /usr/bin/kubectl, else $PATH.
+func kubectlPath(t *testing.T) string {
+	t.Helper()
+	if isFile("/usr/bin/kubectl") {
+		return "/usr/bin/kubectl"
+	}
+	p, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Fatalf("kubectl is needed to render and apply the kustomize configuration: %v", err)
+	}
+	return p
+}
+
+// kubectl runs kubectl against the test control plane with stdin, and
+// returns its standard output.
+func kubectl(t *testing.T, stdin []byte, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, kubectlPath(t), append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("kubectl %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+	return stdout.String()
+}
+
+// render runs `kubectl kustomize` on a directory of config/.
+func render(t *testing.T, dir string) []byte {
+	t.Helper()
+	cmd := exec.Command(kubectlPath(t), "kustomize", dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("kubectl kustomize %s: %v\n%s", dir, err, stderr.String())
+	}
+	return out
+}
+
+// document is one object of a rendered stream.
+type document struct {
+	raw []byte
+	obj *unstructured.Unstructured
+}
+
+func split(t *testing.T, stream []byte) []document {
+	t.Helper()
+	var docs []document
+	for _, part := range bytes.Split(stream, []byte("\n---\n")) {
+		if len(bytes.TrimSpace(part)) == 0 {
+			continue
+		}
+		obj := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(part, &obj.Object); err != nil {
+			t.Fatalf("parse rendered object: %v\n%s", err, part)
+		}
+		docs = append(docs, document{raw: part, obj: obj})
+	}
+	return docs
+}
+
+func join(docs []document) []byte {
+	var parts [][]byte
+	for _, d := range docs {
+		parts = append(parts, d.raw)
+	}
+	return bytes.Join(parts, []byte("\n---\n"))
+}
+
+// TestDefaultAccepted renders config/default and has the API server accept
+// every object: the CRDs and the namespace are applied for real (the other
+// objects need them), then everything is applied with --dry-run=server.
+func TestDefaultAccepted(t *testing.T) {
+	requireEnv(t)
+	docs := split(t, render(t, "default"))
+
+	kinds := map[string]int{}
+	var prereqs []document
+	var crdNames []string
+	for _, d := range docs {
+		kinds[d.obj.GetKind()]++
+		switch d.obj.GetKind() {
+		case "CustomResourceDefinition":
+			prereqs = append(prereqs, d)
+			crdNames = append(crdNames, "crd/"+d.obj.GetName())
+		case "Namespace":
+			prereqs = append(prereqs, d)
+		}
+		if ns := d.obj.GetNamespace(); ns != "" && ns != systemNamespace {
+			t.Errorf("%s %s is in namespace %q, want %s", d.obj.GetKind(), d.obj.GetName(), ns, systemNamespace)
+		}
+	}
+	for _, k := range []string{"Namespace", "CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Deployment", "Service"} {
+		if kinds[k] == 0 {
+			t.Errorf("the rendered configuration has no %s", k)
+		}
+	}
+	if kinds["CustomResourceDefinition"] != 2 {
+		t.Errorf("%d CRDs rendered, want 2 (ExternalList, ListEntry)", kinds["CustomResourceDefinition"])
+	}
+
+	kubectl(t, join(prereqs), "apply", "-f", "-")
+	kubectl(t, nil, append([]string{"wait", "--for=condition=Established", "--timeout=60s"}, crdNames...)...)
+
+	out := kubectl(t, join(docs), "apply", "--dry-run=server", "-f", "-")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != len(docs) {
+		t.Errorf("kubectl reported %d objects, %d were rendered:\n%s", len(lines), len(docs), out)
+	}
+	for _, l := range lines {
+		if !strings.HasSuffix(l, "(server dry run)") {
+			t.Errorf("unexpected kubectl output line: %q", l)
+		}
+	}
+	t.Logf("accepted by the API server:\n%s", out)
+
+	t.Run("samples", func(t *testing.T) {
+		out := kubectl(t, render(t, "samples"), "apply", "--dry-run=server", "--namespace=default", "-f", "-")
+		if !strings.Contains(out, "(server dry run)") {
+			t.Errorf("samples not accepted:\n%s", out)
+		}
+	})
+}
+
+// TestManagerRoleLeastPrivilege reads config/rbac/role.yaml (generated
+// from the +kubebuilder:rbac markers) and checks that the manager gets only
+// what it needs.
+func TestManagerRoleLeastPrivilege(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("rbac", "role.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var role rbacv1.ClusterRole
+	if err := yaml.UnmarshalStrict(raw, &role); err != nil {
+		t.Fatalf("parse role.yaml: %v", err)
+	}
+	if len(role.Rules) == 0 {
+		t.Fatal("role.yaml has no rules")
+	}
+	for i, r := range role.Rules {
+		for _, field := range [][]string{r.APIGroups, r.Resources, r.Verbs, r.ResourceNames} {
+			if slices.Contains(field, "*") {
+				t.Errorf("rule %d grants a wildcard: %+v", i, r)
+			}
+		}
+		if len(r.NonResourceURLs) > 0 {
+			t.Errorf("rule %d grants non-resource URLs: %+v", i, r)
+		}
+		for _, res := range r.Resources {
+			for _, verb := range r.Verbs {
+				switch {
+				case res == "secrets" && !slices.Contains([]string{"get", "list", "watch"}, verb):
+					t.Errorf("Secrets: verb %q granted; only get, list and watch are needed", verb)
+				case (verb == "create" || verb == "delete" || verb == "deletecollection") && res != "events":
+					t.Errorf("%s %v/%s granted; only events may be created", verb, r.APIGroups, res)
+				case verb == "escalate" || verb == "bind" || verb == "impersonate":
+					t.Errorf("%s %v/%s granted", verb, r.APIGroups, res)
+				}
+			}
+		}
+	}
+
+	// And what the controllers need is there.
+	need := []struct{ group, resource, verb string }{
+		{"listkeeper.dev", "listentries", "watch"},
+		{"listkeeper.dev", "listentries", "patch"},
+		{"listkeeper.dev", "listentries/status", "patch"},
+		{"listkeeper.dev", "listentries/finalizers", "update"},
+		{"listkeeper.dev", "externallists", "watch"},
+		{"listkeeper.dev", "externallists/status", "patch"},
+		{"", "secrets", "get"},
+		{"", "secrets", "watch"},
+		{"events.k8s.io", "events", "create"},
+		{"events.k8s.io", "events", "patch"},
+	}
+	for _, n := range need {
+		if !grants(role.Rules, n.group, n.resource, n.verb) {
+			t.Errorf("role.yaml does not grant %s %s/%s, which the controllers use", n.verb, n.group, n.resource)
+		}
+	}
+	for _, deny := range []struct{ group, resource, verb string }{
+		{"listkeeper.dev", "externallists", "update"},
+		{"listkeeper.dev", "externallists", "delete"},
+		{"listkeeper.dev", "listentries", "delete"},
+		{"", "secrets", "update"},
+		{"", "configmaps", "get"},
+	} {
+		if grants(role.Rules, deny.group, deny.resource, deny.verb) {
+			t.Errorf("role.yaml grants %s %s/%s, which the controllers never do", deny.verb, deny.group, deny.resource)
+		}
+	}
+}
+
+func grants(rules []rbacv1.PolicyRule, group, resource, verb string) bool {
+	for _, r := range rules {
+		if slices.Contains(r.APIGroups, group) && slices.Contains(r.Resources, resource) && slices.Contains(r.Verbs, verb) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestManagerServiceAccountAccess applies the manager's RBAC for real and
+// asks the API server's authorizer what the manager's service account may
+// do.
+func TestManagerServiceAccountAccess(t *testing.T) {
+	requireEnv(t)
+	var rbac []document
+	for _, d := range split(t, render(t, "default")) {
+		switch d.obj.GetKind() {
+		case "Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding":
+			rbac = append(rbac, d)
+		}
+	}
+	kubectl(t, join(rbac), "apply", "-f", "-")
+
+	user := "system:serviceaccount:" + systemNamespace + ":" + serviceAccount
+	tests := []struct {
+		group, resource, sub, verb, ns string
+		allowed                        bool
+	}{
+		{"listkeeper.dev", "listentries", "", "watch", "team-a", true},
+		{"listkeeper.dev", "listentries", "finalizers", "update", "team-a", true},
+		{"listkeeper.dev", "externallists", "status", "patch", "team-a", true},
+		{"", "secrets", "", "get", "team-a", true},
+		{"events.k8s.io", "events", "", "create", "team-a", true},
+		{"", "secrets", "", "create", "team-a", false},
+		{"", "secrets", "", "delete", "team-a", false},
+		{"listkeeper.dev", "listentries", "", "delete", "team-a", false},
+		{"listkeeper.dev", "externallists", "", "update", "team-a", false},
+		{"", "pods", "", "list", "team-a", false},
+		{"coordination.k8s.io", "leases", "", "create", "team-a", false},
+		// Leader election (off by default) works in the operator's own
+		// namespace only.
+		{"coordination.k8s.io", "leases", "", "create", systemNamespace, true},
+	}
+	for _, tc := range tests {
+		name := fmt.Sprintf("%s %s.%s.%s in %s", tc.verb, tc.resource, tc.sub, tc.group, tc.ns)
+		t.Run(name, func(t *testing.T) {
+			var allowed bool
+			// RBAC caches in the authorizer: poll briefly after the apply.
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+					User:   user,
+					Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + systemNamespace, "system:authenticated"},
+					ResourceAttributes: &authorizationv1.ResourceAttributes{
+						Namespace: tc.ns, Verb: tc.verb, Group: tc.group, Resource: tc.resource, Subresource: tc.sub,
+					},
+				}}
+				res, err := clientset.AuthorizationV1().SubjectAccessReviews().Create(context.Background(), sar, metav1.CreateOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				allowed = res.Status.Allowed
+				if allowed == tc.allowed || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if allowed != tc.allowed {
+				t.Errorf("allowed = %t, want %t", allowed, tc.allowed)
+			}
+		})
+	}
+}

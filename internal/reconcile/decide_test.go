@@ -1,0 +1,240 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/etagclient"
+)
+
+// entry builds a ListEntry for the decision tables.
+func entry(uid, list, id string, deleting bool) v1alpha1.ListEntry {
+	e := v1alpha1.ListEntry{
+		ObjectMeta: metav1.ObjectMeta{UID: types.UID(uid), Name: uid, Namespace: "ns"},
+		Spec:       v1alpha1.ListEntrySpec{ListRef: v1alpha1.ListReference{Name: list}, ID: id},
+	}
+	if deleting {
+		now := metav1.Now()
+		e.DeletionTimestamp = &now
+		e.Finalizers = []string{v1alpha1.FinalizerName}
+	}
+	return e
+}
+
+func TestHeldByOthers(t *testing.T) {
+	self := entry("self", "allow", "a", true)
+	tests := []struct {
+		name    string
+		entries []v1alpha1.ListEntry
+		want    bool
+	}{
+		{name: "no entries", want: false},
+		{name: "only self", entries: []v1alpha1.ListEntry{self}, want: false},
+		{name: "self live copy is still self (same UID)", entries: []v1alpha1.ListEntry{entry("self", "allow", "a", false)}, want: false},
+		{name: "live other with same ID and list", entries: []v1alpha1.ListEntry{self, entry("o", "allow", "a", false)}, want: true},
+		{name: "deleting other does not hold", entries: []v1alpha1.ListEntry{entry("o", "allow", "a", true)}, want: false},
+		{name: "other list", entries: []v1alpha1.ListEntry{entry("o", "deny", "a", false)}, want: false},
+		{name: "other ID", entries: []v1alpha1.ListEntry{entry("o", "allow", "b", false)}, want: false},
+		{name: "ID match is exact", entries: []v1alpha1.ListEntry{entry("o", "allow", "A", false), entry("p", "allow", "a ", false)}, want: false},
+		{name: "one holder among many", entries: []v1alpha1.ListEntry{
+			entry("o", "deny", "a", false), entry("p", "allow", "a", true), entry("q", "allow", "a", false),
+		}, want: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := heldByOthers(&self, tc.entries); got != tc.want {
+				t.Errorf("heldByOthers = %t, want %t", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestLiveIDs(t *testing.T) {
+	tests := []struct {
+		name    string
+		entries []v1alpha1.ListEntry
+		want    []string
+	}{
+		{name: "none", want: []string{}},
+		{name: "sorted and de-duplicated", entries: []v1alpha1.ListEntry{
+			entry("1", "allow", "c", false), entry("2", "allow", "a", false),
+			entry("3", "allow", "c", false), entry("4", "allow", "b", false),
+		}, want: []string{"a", "b", "c"}},
+		{name: "deleting entries are not live", entries: []v1alpha1.ListEntry{
+			entry("1", "allow", "a", true), entry("2", "allow", "b", false),
+		}, want: []string{"b"}},
+		{name: "ID held by a live and a deleting entry stays", entries: []v1alpha1.ListEntry{
+			entry("1", "allow", "a", true), entry("2", "allow", "a", false),
+		}, want: []string{"a"}},
+		{name: "other lists are ignored", entries: []v1alpha1.ListEntry{
+			entry("1", "deny", "a", false), entry("2", "allow", "b", false),
+		}, want: []string{"b"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := liveIDs("allow", tc.entries)
+			if got == nil {
+				t.Fatal("liveIDs returned nil; want a non-nil slice")
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("liveIDs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDriftChange(t *testing.T) {
+	add, excl := v1alpha1.ListModeAdditive, v1alpha1.ListModeExclusive
+	tests := []struct {
+		name   string
+		mode   v1alpha1.ListMode
+		onList []string
+		live   []string
+		want   etagclient.Change
+		drift  bool
+	}{
+		{name: "additive: in sync", mode: add, onList: []string{"a", "b"}, live: []string{"a", "b"}, drift: false},
+		{name: "additive: foreign IDs are left alone", mode: add, onList: []string{"x", "a", "y"}, live: []string{"a"}, drift: false},
+		{name: "additive: missing IDs are added in live order", mode: add, onList: []string{"x", "b"},
+			live: []string{"a", "b", "c"}, want: etagclient.Change{Add: []string{"a", "c"}}, drift: true},
+		{name: "additive: empty list", mode: add, onList: []string{}, live: []string{"a"},
+			want: etagclient.Change{Add: []string{"a"}}, drift: true},
+		{name: "additive: no entries", mode: add, onList: []string{"x"}, live: []string{}, drift: false},
+		{name: "empty mode is additive", mode: "", onList: []string{"x"}, live: []string{}, drift: false},
+		{name: "exclusive: in sync", mode: excl, onList: []string{"b", "a"}, live: []string{"a", "b"},
+			want: etagclient.Change{RetainOnly: []string{"a", "b"}}, drift: false},
+		{name: "exclusive: foreign ID removed", mode: excl, onList: []string{"a", "x"}, live: []string{"a"},
+			want: etagclient.Change{RetainOnly: []string{"a"}}, drift: true},
+		{name: "exclusive: missing added and foreign removed", mode: excl, onList: []string{"x"}, live: []string{"a"},
+			want: etagclient.Change{Add: []string{"a"}, RetainOnly: []string{"a"}}, drift: true},
+		{name: "exclusive: no entries empties the list", mode: excl, onList: []string{"x", "y"}, live: nil,
+			want: etagclient.Change{RetainOnly: []string{}}, drift: true},
+		{name: "exclusive: no entries and empty list", mode: excl, onList: []string{}, live: nil,
+			want: etagclient.Change{RetainOnly: []string{}}, drift: false},
+		{name: "exclusive: duplicates on the list are not drift by themselves", mode: excl, onList: []string{"a", "a"},
+			live: []string{"a"}, want: etagclient.Change{RetainOnly: []string{"a"}}, drift: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, drift := driftChange(tc.mode, tc.onList, tc.live)
+			if drift != tc.drift {
+				t.Errorf("drift = %t, want %t", drift, tc.drift)
+			}
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("change (-want +got):\n%s", diff)
+			}
+			if tc.mode == excl && got.RetainOnly == nil {
+				t.Errorf("exclusive mode must set RetainOnly (nil means leave other IDs alone)")
+			}
+			if tc.mode != excl && got.RetainOnly != nil {
+				t.Errorf("additive mode must not set RetainOnly, got %v", got.RetainOnly)
+			}
+			// Applying the change must leave the list in sync.
+			if drift {
+				items, _ := etagclient.Apply(tc.onList, got)
+				if _, again := driftChange(tc.mode, items, tc.live); again {
+					t.Errorf("after applying %+v the list %v still drifts", got, items)
+				}
+			}
+		})
+	}
+}
+
+func TestMissing(t *testing.T) {
+	tests := []struct {
+		name       string
+		want, have []string
+		out        []string
+	}{
+		{name: "both empty"},
+		{name: "nothing had", want: []string{"b", "a"}, out: []string{"b", "a"}},
+		{name: "all had", want: []string{"a"}, have: []string{"a", "b"}},
+		{name: "keeps want's order", want: []string{"c", "a", "b"}, have: []string{"a"}, out: []string{"c", "b"}},
+		{name: "duplicates in want are kept", want: []string{"a", "a"}, out: []string{"a", "a"}},
+		{name: "exact comparison", want: []string{"A"}, have: []string{"a"}, out: []string{"A"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.out, missing(tc.want, tc.have), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("missing (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReasonFor(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"not found", etagclient.ErrNotFound, v1alpha1.ReasonListNotFound},
+		{"not found wrapped", fmt.Errorf("GET http://x: %w", etagclient.ErrNotFound), v1alpha1.ReasonListNotFound},
+		{"unsafe server", etagclient.ErrUnsafeServer, v1alpha1.ReasonUnsafeServer},
+		{"missing ETag", fmt.Errorf("GET: %w", etagclient.ErrMissingETag), v1alpha1.ReasonUnsafeServer},
+		{"weak ETag", etagclient.ErrWeakETag, v1alpha1.ReasonUnsafeServer},
+		{"malformed ETag", etagclient.ErrMalformedETag, v1alpha1.ReasonUnsafeServer},
+		{"invalid document", etagclient.ErrInvalidDocument, v1alpha1.ReasonInvalidDocument},
+		{"not JSON", etagclient.ErrNotJSON, v1alpha1.ReasonInvalidDocument},
+		{"not an array", etagclient.ErrNotArray, v1alpha1.ReasonInvalidDocument},
+		{"too large", etagclient.ErrTooLarge, v1alpha1.ReasonInvalidDocument},
+		{"conflicts", fmt.Errorf("update: %w", etagclient.ErrConflictRetriesExhausted), v1alpha1.ReasonConflictRetriesExhausted},
+		{"unreachable", etagclient.ErrUnreachable, v1alpha1.ReasonListUnreachable},
+		{"redirect", etagclient.ErrRedirect, v1alpha1.ReasonListUnreachable},
+		{"status error", &etagclient.StatusError{Method: "GET", Code: 401}, v1alpha1.ReasonListUnreachable},
+		{"context canceled", context.Canceled, v1alpha1.ReasonListUnreachable},
+		{"anything else", errors.New("boom"), v1alpha1.ReasonListUnreachable},
+		{"config error", &configError{reason: v1alpha1.ReasonSecretNotFound, msg: "secret"}, v1alpha1.ReasonSecretNotFound},
+		{"config error wrapped", fmt.Errorf("resolve: %w", &configError{reason: v1alpha1.ReasonHostNotAllowed}), v1alpha1.ReasonHostNotAllowed},
+		{"invalid spec", &configError{reason: v1alpha1.ReasonInvalidSpec}, v1alpha1.ReasonInvalidSpec},
+		{"joined: config error wins over class", errors.Join(&configError{reason: v1alpha1.ReasonInvalidSpec}, etagclient.ErrUnreachable), v1alpha1.ReasonInvalidSpec},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := reasonFor(tc.err); got != tc.want {
+				t.Errorf("reasonFor(%v) = %q, want %q", tc.err, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCheckID(t *testing.T) {
+	tests := []struct {
+		name string
+		id   string
+		want string // "ok", "invalid", or "" when it depends on how the client counts
+	}{
+		{name: "empty", id: "", want: "invalid"},
+		{name: "one byte", id: "a", want: "ok"},
+		{name: "253 ASCII characters", id: strings.Repeat("a", 253), want: "ok"},
+		{name: "254 ASCII characters", id: strings.Repeat("a", 254), want: "invalid"},
+		{name: "126 two-byte characters (252 bytes)", id: strings.Repeat("é", 126), want: "ok"},
+		{name: "254 two-byte characters", id: strings.Repeat("é", 254), want: "invalid"},
+		{name: "253 two-byte characters (accepted by the API)", id: strings.Repeat("é", 253)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := checkID(tc.id)
+			if tc.want != "" && (err == nil) != (tc.want == "ok") {
+				t.Fatalf("checkID(%d bytes) = %v, want %s", len(tc.id), err, tc.want)
+			}
+			if err != nil && reasonFor(err) != v1alpha1.ReasonInvalidSpec {
+				t.Errorf("reason %q, want %s", reasonFor(err), v1alpha1.ReasonInvalidSpec)
+			}
+			// checkID never disagrees with the change the controller would
+			// submit.
+			if verr := (etagclient.Change{Add: []string{tc.id}}).Validate(); (verr == nil) != (err == nil) {
+				t.Errorf("etagclient.Change.Validate = %v, checkID = %v: they disagree", verr, err)
+			}
+		})
+	}
+}

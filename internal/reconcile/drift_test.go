@@ -1,0 +1,81 @@
+package reconcile
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+)
+
+// resyncSlack is what a resync may take beyond its interval: the requeue
+// lands within a second of it, plus a read-modify-write, under -race.
+const resyncSlack = 10 * time.Second
+
+// TestDrift: IDs taken off behind the operator's back come back within one
+// resync; in Exclusive mode, foreign IDs are removed at resync and the
+// entries' IDs stay.
+func TestDrift(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	startManager(t, managerConfig{namespace: ns})
+	resync := &metav1.Duration{Duration: v1alpha1.MinResyncInterval}
+
+	t.Run("additive", func(t *testing.T) {
+		t.Parallel()
+		path := listPath(t, ns)
+		setDoc(t, sharedLists, path, []string{"bystander"})
+		create(t, newExternalList(ns, "additive", sharedListsURL+path, func(s *v1alpha1.ExternalListSpec) {
+			s.ResyncInterval = resync
+		}))
+		e := newListEntry(ns, "additive-a", "additive", "drift-a")
+		create(t, e)
+		waitCondition(t, e, v1alpha1.ConditionSynced, metav1.ConditionTrue, v1alpha1.ReasonAdded, waitTimeout)
+
+		setDoc(t, sharedLists, path, []string{"bystander", "stranger"})
+		start := time.Now()
+		waitOnList(t, sharedLists, path, "", "drift-a", true, resync.Duration+resyncSlack)
+		t.Logf("missing ID restored after %s (resync interval %s)", time.Since(start).Round(time.Millisecond), resync.Duration)
+		if got := mustDocItems(t, sharedLists, path, ""); strings.Join(got, ",") != "bystander,stranger,drift-a" {
+			t.Errorf("items = %v; additive mode must leave other IDs alone and add at the end", got)
+		}
+		waitEvent(t, ns, "ExternalList", "additive", corev1.EventTypeNormal, v1alpha1.ReasonDriftCorrected, waitTimeout)
+	})
+
+	t.Run("exclusive", func(t *testing.T) {
+		t.Parallel()
+		path := listPath(t, ns)
+		setDoc(t, sharedLists, path, map[string]any{"items": []string{}})
+		create(t, newExternalList(ns, "exclusive", sharedListsURL+path, func(s *v1alpha1.ExternalListSpec) {
+			s.ResyncInterval = resync
+			s.Mode = v1alpha1.ListModeExclusive
+			s.ItemsPointer = "/items"
+		}))
+		for _, id := range []string{"excl-a", "excl-b"} {
+			e := newListEntry(ns, id, "exclusive", id)
+			create(t, e)
+			waitCondition(t, e, v1alpha1.ConditionSynced, metav1.ConditionTrue, v1alpha1.ReasonAdded, waitTimeout)
+		}
+
+		setDoc(t, sharedLists, path, map[string]any{"items": []string{"excl-a", "foreign", "excl-b"}, "meta": "kept"})
+		start := time.Now()
+		eventually(t, resync.Duration+resyncSlack, "foreign ID removed", func() error {
+			items, err := docItems(sharedLists, path, "/items")
+			if err != nil {
+				return err
+			}
+			if strings.Join(items, ",") != "excl-a,excl-b" {
+				return fmt.Errorf("items = %v", items)
+			}
+			return nil
+		})
+		t.Logf("foreign ID removed after %s", time.Since(start).Round(time.Millisecond))
+		if raw, _, _ := sharedLists.Get(path); !strings.Contains(string(raw), `"meta":"kept"`) {
+			t.Errorf("the rest of the document was not preserved: %s", raw)
+		}
+	})
+}

@@ -1,0 +1,388 @@
+package reconcile
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/fakeapi"
+	"github.com/listkeeper/listkeeper/internal/metrics"
+)
+
+// testConflictPolicy retries lost writes fast, so contended tests finish
+// quickly, and gives up only after a long time, so they do not flake.
+var testConflictPolicy = etagclient.ConflictPolicy{
+	InitialInterval:     time.Millisecond,
+	MaxInterval:         20 * time.Millisecond,
+	Multiplier:          2,
+	RandomizationFactor: 0.5,
+	MaxAttempts:         0,
+	MaxElapsedTime:      30 * time.Second,
+}
+
+// managerConfig configures one in-process replica.
+type managerConfig struct {
+	// namespace restricts the manager's cache, like --namespace.
+	namespace string
+	// maxConcurrent is --max-concurrent-reconciles (default 4).
+	maxConcurrent int
+	// devLog logs at debug level (V(1) included), for the secret test.
+	devLog bool
+	// clientOptions are appended to the harness's ETag client options.
+	clientOptions []etagclient.Option
+}
+
+// replica is a manager running in the test process, wired like
+// cmd/manager: its own cache, client, ListClients and ETag clients.
+type replica struct {
+	mgr      ctrl.Manager
+	counters *etagclient.Counters
+	lists    *ListClients
+	entries  *EntryReconciler
+	log      *syncBuffer
+}
+
+// startManager starts a replica and stops it (waiting for it to end) when
+// the test ends. Its log goes to a buffer that is printed only when the
+// test fails.
+func startManager(t *testing.T, c managerConfig) *replica {
+	t.Helper()
+	requireEnv(t)
+	if c.maxConcurrent == 0 {
+		c.maxConcurrent = 4
+	}
+	logBuf := &syncBuffer{}
+	logger := zap.New(zap.WriteTo(logBuf), zap.UseDevMode(c.devLog), zap.StacktraceLevel(zapcore.DPanicLevel))
+	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
+		Scheme:                 testScheme,
+		Logger:                 logger,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		LeaderElection:         false,
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{c.namespace: {}}},
+		// Several managers in one process register controllers of the same
+		// name.
+		Controller:              config.Controller{SkipNameValidation: ptr(true)},
+		GracefulShutdownTimeout: ptr(10 * time.Second),
+	})
+	if err != nil {
+		t.Fatalf("create manager: %v", err)
+	}
+	counters := &etagclient.Counters{}
+	opts := []etagclient.Option{
+		etagclient.WithObserver(etagclient.MultiObserver{counters, metrics.Observer{}}),
+		etagclient.WithRequestTimeout(5 * time.Second),
+		etagclient.WithConflictPolicy(testConflictPolicy),
+		etagclient.WithTransportRetries(1, 5*time.Millisecond, 20*time.Millisecond),
+		etagclient.WithLogger(logger.WithName("etagclient")),
+		etagclient.WithBatchInterval(DefaultBatchInterval), // as cmd/manager
+	}
+	lists := &ListClients{
+		Cached:  mgr.GetClient(),
+		Live:    mgr.GetAPIReader(),
+		Options: append(opts, c.clientOptions...),
+	}
+	entries := &EntryReconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists,
+		Recorder: mgr.GetEventRecorder("listkeeper"), MaxConcurrentReconciles: c.maxConcurrent,
+	}
+	if err := entries.SetupWithManager(mgr); err != nil {
+		t.Fatalf("set up ListEntry controller: %v", err)
+	}
+	if err := (&ListReconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists,
+		Recorder: mgr.GetEventRecorder("listkeeper"), MaxConcurrentReconciles: c.maxConcurrent,
+	}).SetupWithManager(mgr); err != nil {
+		t.Fatalf("set up ExternalList controller: %v", err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil && !errors.Is(err, context.Canceled) {
+				t.Errorf("manager ended with: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Errorf("manager did not stop within 30s")
+		}
+		lists.Close()
+		if t.Failed() {
+			t.Logf("manager log (last %d lines):\n%s", logTailLines, tail(logBuf.String(), logTailLines))
+		}
+	})
+	syncCtx, syncCancel := context.WithTimeout(ctx, 30*time.Second)
+	defer syncCancel()
+	if !mgr.GetCache().WaitForCacheSync(syncCtx) {
+		t.Fatal("manager cache did not sync")
+	}
+	return &replica{mgr: mgr, counters: counters, lists: lists, entries: entries, log: logBuf}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// logTailLines is how much of a manager's log a failed test prints.
+const logTailLines = 200
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// newNamespace creates a namespace for one test.
+func newNamespace(t *testing.T) string {
+	t.Helper()
+	requireEnv(t)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "lk-"}}
+	if err := k8sClient.Create(ctxFor(t), ns); err != nil {
+		t.Fatalf("create namespace: %v", err)
+	}
+	return ns.Name
+}
+
+// listPath returns a path on the shared fake server unique to the test.
+func listPath(t *testing.T, ns string) string {
+	return "/" + ns + "/" + strings.ReplaceAll(t.Name(), "/", "_")
+}
+
+func newExternalList(ns, name, url string, mutate ...func(*v1alpha1.ExternalListSpec)) *v1alpha1.ExternalList {
+	xl := &v1alpha1.ExternalList{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec:       v1alpha1.ExternalListSpec{URL: url},
+	}
+	for _, m := range mutate {
+		m(&xl.Spec)
+	}
+	return xl
+}
+
+func newListEntry(ns, name, list, id string) *v1alpha1.ListEntry {
+	return &v1alpha1.ListEntry{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec:       v1alpha1.ListEntrySpec{ListRef: v1alpha1.ListReference{Name: list}, ID: id},
+	}
+}
+
+func create(t *testing.T, obj client.Object) {
+	t.Helper()
+	if err := k8sClient.Create(ctxFor(t), obj); err != nil {
+		t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
+	}
+}
+
+func deleteObj(t *testing.T, obj client.Object) {
+	t.Helper()
+	if err := k8sClient.Delete(ctxFor(t), obj); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatalf("delete %T %s: %v", obj, obj.GetName(), err)
+	}
+}
+
+// setDoc stores body at path on srv.
+func setDoc(t *testing.T, srv *fakeapi.Server, path string, body any) {
+	t.Helper()
+	raw, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Set(path, raw); err != nil {
+		t.Fatalf("set %s: %v", path, err)
+	}
+}
+
+// docItems reads the array at pointer ("" or "/items") of the document at
+// path.
+func docItems(srv *fakeapi.Server, path, pointer string) ([]string, error) {
+	raw, _, ok := srv.Get(path)
+	if !ok {
+		return nil, fmt.Errorf("no document at %s", path)
+	}
+	p, err := etagclient.ParsePointer(pointer)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := etagclient.ParseDocument(raw, p)
+	if err != nil {
+		return nil, err
+	}
+	return doc.Items(), nil
+}
+
+func mustDocItems(t *testing.T, srv *fakeapi.Server, path, pointer string) []string {
+	t.Helper()
+	items, err := docItems(srv, path, pointer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items
+}
+
+func contains(items []string, id string) bool {
+	for _, it := range items {
+		if it == id {
+			return true
+		}
+	}
+	return false
+}
+
+// waitOnList waits until id is (present) or is not (!present) on the list.
+func waitOnList(t *testing.T, srv *fakeapi.Server, path, pointer, id string, present bool, timeout time.Duration) {
+	t.Helper()
+	eventually(t, timeout, fmt.Sprintf("ID %q present=%t on %s", id, present, path), func() error {
+		items, err := docItems(srv, path, pointer)
+		if err != nil {
+			return err
+		}
+		if contains(items, id) != present {
+			return fmt.Errorf("items: %v", items)
+		}
+		return nil
+	})
+}
+
+// waitCondition waits until obj's condition typ has status and reason, and
+// returns the condition.
+func waitCondition(t *testing.T, obj client.Object, typ string, status metav1.ConditionStatus, reason string, timeout time.Duration) metav1.Condition {
+	t.Helper()
+	var got metav1.Condition
+	eventually(t, timeout, fmt.Sprintf("%T %s condition %s=%s/%s", obj, obj.GetName(), typ, status, reason), func() error {
+		if err := k8sClient.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(conditionsOf(obj), typ)
+		if c == nil {
+			return errors.New("no condition yet")
+		}
+		got = *c
+		if c.Status != status || c.Reason != reason {
+			return fmt.Errorf("condition is %s/%s: %s", c.Status, c.Reason, c.Message)
+		}
+		return nil
+	})
+	return got
+}
+
+func conditionsOf(obj client.Object) []metav1.Condition {
+	switch o := obj.(type) {
+	case *v1alpha1.ListEntry:
+		return o.Status.Conditions
+	case *v1alpha1.ExternalList:
+		return o.Status.Conditions
+	}
+	return nil
+}
+
+// waitGone waits until obj no longer exists in the API server.
+func waitGone(t *testing.T, obj client.Object, timeout time.Duration) {
+	t.Helper()
+	eventually(t, timeout, fmt.Sprintf("%T %s to be gone", obj, obj.GetName()), func() error {
+		err := k8sClient.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("still there, finalizers %v, deletion %v", obj.GetFinalizers(), obj.GetDeletionTimestamp())
+	})
+}
+
+// events returns the events of the namespace, from the events.k8s.io API
+// (what the manager's recorder writes) and the core API.
+func events(t *testing.T, ns string) []eventsv1.Event {
+	t.Helper()
+	var list eventsv1.EventList
+	if err := k8sClient.List(context.Background(), &list, client.InNamespace(ns)); err != nil {
+		t.Fatalf("list events: %v", err)
+	}
+	out := list.Items
+	var core corev1.EventList
+	if err := k8sClient.List(context.Background(), &core, client.InNamespace(ns)); err != nil {
+		t.Fatalf("list core events: %v", err)
+	}
+	for _, e := range core.Items {
+		out = append(out, eventsv1.Event{
+			ObjectMeta: e.ObjectMeta, Regarding: e.InvolvedObject, Reason: e.Reason,
+			Note: e.Message, Type: e.Type, Action: e.Action,
+		})
+	}
+	return out
+}
+
+// waitEvent waits for an event of type typ and reason regarding the object
+// named name, and returns it.
+func waitEvent(t *testing.T, ns, kind, name, typ, reason string, timeout time.Duration) eventsv1.Event {
+	t.Helper()
+	return waitEventAction(t, ns, kind, name, typ, reason, "", timeout)
+}
+
+// waitEventAction is waitEvent for an event of the given action ("" for
+// any).
+func waitEventAction(t *testing.T, ns, kind, name, typ, reason, action string, timeout time.Duration) eventsv1.Event {
+	t.Helper()
+	var got eventsv1.Event
+	eventually(t, timeout, fmt.Sprintf("%s event %s (action %q) on %s %s", typ, reason, action, kind, name), func() error {
+		var seen []string
+		for _, e := range events(t, ns) {
+			if e.Regarding.Kind == kind && e.Regarding.Name == name && e.Type == typ && e.Reason == reason &&
+				(action == "" || e.Action == action) {
+				got = e
+				return nil
+			}
+			seen = append(seen, fmt.Sprintf("%s/%s %s %s %s", e.Regarding.Kind, e.Regarding.Name, e.Type, e.Reason, e.Action))
+		}
+		return fmt.Errorf("events so far: %v", seen)
+	})
+	return got
+}
+
+// putCount returns the number of PUT requests srv answered (any code).
+func putCount(srv *fakeapi.Server) int64 {
+	var n int64
+	for _, c := range srv.Stats().Requests["PUT"] {
+		n += c
+	}
+	return n
+}
+
+// gate holds whoever waits on it until it is released.
+type gate struct {
+	ch     chan struct{}
+	closed atomic.Bool
+}
+
+func newGate() *gate { return &gate{ch: make(chan struct{})} }
+
+func (g *gate) wait() { <-g.ch }
+
+func (g *gate) release() {
+	if g.closed.CompareAndSwap(false, true) {
+		close(g.ch)
+	}
+}

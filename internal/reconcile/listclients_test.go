@@ -1,0 +1,175 @@
+package reconcile
+
+import (
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+)
+
+func TestHostAllowed(t *testing.T) {
+	tests := []struct {
+		name     string
+		url      string
+		patterns []string
+		want     bool
+	}{
+		{name: "no patterns allow all", url: "https://anything.example.com/l", want: true},
+		{name: "exact host", url: "https://lists.example.com/l", patterns: []string{"lists.example.com"}, want: true},
+		{name: "exact host, URL with port", url: "https://lists.example.com:8443/l", patterns: []string{"lists.example.com"}, want: true},
+		{name: "host:port pattern", url: "http://127.0.0.1:8080/l", patterns: []string{"127.0.0.1:8080"}, want: true},
+		{name: "host:port pattern, other port", url: "http://127.0.0.1:9090/l", patterns: []string{"127.0.0.1:8080"}, want: false},
+		{name: "wildcard subdomain", url: "https://a.lists.example.com/l", patterns: []string{"*.lists.example.com"}, want: true},
+		{name: "wildcard does not match the apex", url: "https://lists.example.com/l", patterns: []string{"*.lists.example.com"}, want: false},
+		{name: "wildcard does not cross into a suffix", url: "https://a.lists.example.com.evil.io/l", patterns: []string{"*.lists.example.com"}, want: false},
+		{name: "other host", url: "https://evil.example.org/l", patterns: []string{"lists.example.com"}, want: false},
+		{name: "second pattern matches", url: "https://b.example.net/l", patterns: []string{"a.example.net", "b.example.net"}, want: true},
+		{name: "userinfo is not the host", url: "https://lists.example.com@evil.io/l", patterns: []string{"lists.example.com"}, want: false},
+		{name: "IPv6 literal", url: "http://[::1]:8080/l", patterns: []string{"::1"}, want: true},
+		{name: "malformed pattern matches nothing", url: "https://lists.example.com/l", patterns: []string{"[lists"}, want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			u, err := url.Parse(tc.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := hostAllowed(u, tc.patterns); got != tc.want {
+				t.Errorf("hostAllowed(%s, %v) = %t, want %t", tc.url, tc.patterns, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestHeadersFrom(t *testing.T) {
+	const secretValue = "s3cr3t-VALUE-never-printed"
+	tests := []struct {
+		name    string
+		data    map[string]string
+		want    map[string]string // canonical header -> value
+		wantErr bool
+	}{
+		{name: "empty secret", data: map[string]string{}, want: map[string]string{}},
+		{name: "authorization", data: map[string]string{"Authorization": "Bearer " + secretValue},
+			want: map[string]string{"Authorization": "Bearer " + secretValue}},
+		{name: "key is canonicalized", data: map[string]string{"x-api-key": secretValue},
+			want: map[string]string{"X-Api-Key": secretValue}},
+		{name: "value is trimmed (a trailing newline from echo)", data: map[string]string{"X-Token": secretValue + "\n"},
+			want: map[string]string{"X-Token": secretValue}},
+		{name: "several keys", data: map[string]string{"A": "1", "B": "2"}, want: map[string]string{"A": "1", "B": "2"}},
+		{name: "key with space", data: map[string]string{"Bad Key": secretValue}, wantErr: true},
+		{name: "key with colon", data: map[string]string{"X-Token:": secretValue}, wantErr: true},
+		{name: "key with slash", data: map[string]string{"a/b": secretValue}, wantErr: true},
+		{name: "non-ASCII key", data: map[string]string{"Tökén": secretValue}, wantErr: true},
+		{name: "value with CRLF injection", data: map[string]string{"X-Token": secretValue + "\r\nX-Evil: 1"}, wantErr: true},
+		{name: "value with LF in the middle", data: map[string]string{"X-Token": "a\n" + secretValue}, wantErr: true},
+		{name: "value with NUL", data: map[string]string{"X-Token": secretValue + "\x00x"}, wantErr: true},
+		{name: "value with another control character", data: map[string]string{"X-Token": secretValue + "\x01x"}, wantErr: true},
+		{name: "value with DEL", data: map[string]string{"X-Token": secretValue + "\x7fx"}, wantErr: true},
+		{name: "one bad key among good ones", data: map[string]string{"Authorization": "Bearer " + secretValue, "bad key": "x"}, wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "hdrs", Namespace: "ns"}, Data: map[string][]byte{}}
+			for k, v := range tc.data {
+				s.Data[k] = []byte(v)
+			}
+			h, err := headersFrom(s)
+			if tc.wantErr {
+				if err == nil {
+					t.Fatalf("want an error, got headers %v", h)
+				}
+				if strings.Contains(err.Error(), secretValue) || strings.Contains(err.Error(), "s3cr3t") {
+					t.Fatalf("error reveals the secret value: %v", err)
+				}
+				var cfgErr *configError
+				if !errors.As(err, &cfgErr) || cfgErr.reason != v1alpha1.ReasonInvalidSpec {
+					t.Fatalf("want a configError with reason InvalidSpec, got %#v", err)
+				}
+				if !strings.Contains(err.Error(), `"hdrs"`) {
+					t.Errorf("error %q does not name the Secret", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if len(h) != len(tc.want) {
+				t.Errorf("headers = %v, want %v", h, tc.want)
+			}
+			for k, v := range tc.want {
+				if got := h.Get(k); got != v {
+					t.Errorf("header %s = %q, want %q", k, got, v)
+				}
+				if _, ok := h[k]; !ok {
+					t.Errorf("header %s is not stored under its canonical name: %v", k, h)
+				}
+			}
+		})
+	}
+}
+
+func TestSpecOrDeletionChanged(t *testing.T) {
+	p := specOrDeletionChanged()
+	now := metav1.Now()
+	base := func(mut func(*v1alpha1.ListEntry)) *v1alpha1.ListEntry {
+		e := &v1alpha1.ListEntry{ObjectMeta: metav1.ObjectMeta{Name: "e", Namespace: "ns", Generation: 1, ResourceVersion: "1"}}
+		if mut != nil {
+			mut(e)
+		}
+		return e
+	}
+	tests := []struct {
+		name     string
+		old, new *v1alpha1.ListEntry
+		want     bool
+	}{
+		{name: "nothing changed (resync)", old: base(nil), new: base(nil), want: false},
+		{name: "status changed", old: base(nil), new: base(func(e *v1alpha1.ListEntry) {
+			e.ResourceVersion = "2"
+			e.Status.Conditions = []metav1.Condition{{Type: v1alpha1.ConditionSynced, Status: metav1.ConditionTrue}}
+		}), want: false},
+		{name: "finalizer added", old: base(nil), new: base(func(e *v1alpha1.ListEntry) {
+			e.ResourceVersion = "2"
+			e.Finalizers = []string{v1alpha1.FinalizerName}
+		}), want: false},
+		{name: "labels changed", old: base(nil), new: base(func(e *v1alpha1.ListEntry) {
+			e.ResourceVersion = "2"
+			e.Labels = map[string]string{"a": "b"}
+		}), want: false},
+		{name: "generation changed", old: base(nil), new: base(func(e *v1alpha1.ListEntry) { e.Generation = 2 }), want: true},
+		{name: "deletion started", old: base(nil), new: base(func(e *v1alpha1.ListEntry) { e.DeletionTimestamp = &now }), want: true},
+		{name: "finalizer removed while deleting", old: base(func(e *v1alpha1.ListEntry) {
+			e.DeletionTimestamp = &now
+			e.Finalizers = []string{v1alpha1.FinalizerName}
+		}), new: base(func(e *v1alpha1.ListEntry) { e.DeletionTimestamp = &now }), want: false},
+		{name: "missing old object", old: nil, new: base(nil), want: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ev := event.UpdateEvent{ObjectNew: tc.new}
+			if tc.old != nil {
+				ev.ObjectOld = tc.old
+			}
+			if got := p.Update(ev); got != tc.want {
+				t.Errorf("Update = %t, want %t", got, tc.want)
+			}
+		})
+	}
+	e := base(nil)
+	if !p.Create(event.CreateEvent{Object: e}) {
+		t.Error("Create must pass")
+	}
+	if !p.Delete(event.DeleteEvent{Object: e}) {
+		t.Error("Delete must pass")
+	}
+	if !p.Generic(event.GenericEvent{Object: e}) {
+		t.Error("Generic must pass")
+	}
+}
