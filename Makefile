@@ -103,8 +103,8 @@ uninstall: ## Remove the CRDs from the cluster of the current kubeconfig.
 	kubectl delete --ignore-not-found -k config/crd
 
 .PHONY: deploy
-deploy: ## Deploy the operator (config/default) to the cluster of the current kubeconfig.
-	kubectl apply -k config/default
+deploy: ## Deploy the operator (config/default, image IMG) to the cluster of the current kubeconfig.
+	kubectl kustomize config/default | sed 's#image: listkeeper:dev#image: $(IMG)#' | kubectl apply -f -
 
 .PHONY: undeploy
 undeploy: ## Remove the operator from the cluster of the current kubeconfig.

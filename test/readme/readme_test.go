@@ -1,0 +1,133 @@
+package readme
+
+import (
+	"bufio"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/listkeeper/listkeeper/internal/fakeapi"
+)
+
+// command is one shell command of a ```sh block, with the comment that
+// follows it on its line.
+type command struct {
+	line    int
+	text    string
+	comment string
+}
+
+func readmeCommands(t *testing.T) []command {
+	t.Helper()
+	f, err := os.Open("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var cmds []command
+	var cur *command
+	inBlock := false
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "```sh"):
+			inBlock = true
+			continue
+		case strings.HasPrefix(line, "```"):
+			inBlock = false
+			continue
+		case !inBlock:
+			continue
+		}
+		text, comment, _ := strings.Cut(line, "  #")
+		text = strings.TrimSpace(text)
+		if cur == nil {
+			cmds = append(cmds, command{line: n})
+			cur = &cmds[len(cmds)-1]
+		}
+		cur.comment = strings.TrimSpace(comment)
+		if cont, ok := strings.CutSuffix(text, `\`); ok {
+			cur.text += strings.TrimSpace(cont) + " "
+			continue
+		}
+		cur.text += text
+		cur = nil
+	}
+	if len(cmds) == 0 {
+		t.Fatal("no ```sh commands found in README.md")
+	}
+	return cmds
+}
+
+// TestReadmeCommands runs every curl command of the README against the fake
+// list server, renders every kustomize directory it applies, and dry-runs
+// every make target it names (CI runs make test itself; the demo runs the
+// rest end to end). A command of another kind fails the test: add a check
+// for it here.
+func TestReadmeCommands(t *testing.T) {
+	api, err := fakeapi.New(fakeapi.WithToken("demo-token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(api)
+	t.Cleanup(srv.Close)
+
+	for _, c := range readmeCommands(t) {
+		t.Run(strings.Fields(c.text)[0]+"@"+strconv.Itoa(c.line), func(t *testing.T) {
+			switch {
+			case strings.HasPrefix(c.text, "make "):
+				checkMake(t, c)
+			case strings.HasPrefix(c.text, "curl "):
+				if _, err := api.Set("/lists/allow", []byte(`{"items":["a"],"owner":"demo"}`)); err != nil {
+					t.Fatal(err)
+				}
+				checkCurl(t, c, srv.URL)
+			case strings.HasPrefix(c.text, "kubectl apply -k "):
+				dir := strings.Fields(c.text)[3]
+				out, err := exec.Command("kubectl", "kustomize", filepath.Join("../..", dir)).CombinedOutput()
+				if err != nil {
+					t.Fatalf("README line %d: kubectl kustomize %s: %v\n%s", c.line, dir, err, out)
+				}
+			default:
+				t.Fatalf("README line %d: no check for %q; add one to this test", c.line, c.text)
+			}
+		})
+	}
+}
+
+var placeholder = regexp.MustCompile(`<[a-z]+>`)
+
+func checkMake(t *testing.T, c command) {
+	args := append([]string{"-n", "-C", "../.."}, strings.Fields(placeholder.ReplaceAllString(c.text, "x"))[1:]...)
+	out, err := exec.Command("make", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("README line %d: make %v: %v\n%s", c.line, args, err, out)
+	}
+}
+
+// checkCurl runs the command against the fake server and checks the answer
+// against the comment: a status code, or a strong ETag.
+func checkCurl(t *testing.T, c command, base string) {
+	text := strings.ReplaceAll(c.text, "http://127.0.0.1:8090", base)
+	out, err := exec.Command("bash", "-o", "pipefail", "-c", text).CombinedOutput()
+	if err != nil {
+		t.Fatalf("README line %d: %s: %v\n%s", c.line, text, err, out)
+	}
+	got := strings.TrimSpace(string(out))
+	switch want := strings.Fields(c.comment)[0]; {
+	case strings.HasPrefix(want, "strong"):
+		if !regexp.MustCompile(`(?i)^etag: "[^"]+"$`).MatchString(got) {
+			t.Fatalf("README line %d: want a strong ETag, got %q", c.line, got)
+		}
+	default:
+		if !strings.HasPrefix(got, "HTTP/1.1 "+want) {
+			t.Fatalf("README line %d: want status %s, got %q", c.line, want, got)
+		}
+	}
+}
