@@ -455,6 +455,14 @@ func (c *Client) cycle(batch []*op) {
 			c.complete(batch, false, fmt.Errorf("update %s: %w", c.safeURL, lastLoss))
 			return
 		}
+		if outcome == putAmbiguous {
+			// No contention to wait out: re-read at once. The longer the
+			// wait, the likelier another writer undoes a write of ours that
+			// landed without an answer, and then this cycle, unable to tell,
+			// would apply it a second time. (GETs have their own transport
+			// retries if the server is down.)
+			wait = 0
+		}
 		c.cfg.log.V(1).Info("write lost, retrying", "url", c.safeURL, "attempt", attempts, "backoff", wait, "changes", len(batch))
 		select {
 		case <-c.cfg.clock.After(wait):
