@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-unformatted=$(git ls-files --cached --others --exclude-standard '*.go' | xargs -r gofmt -l)
+unformatted=$(git ls-files --cached --others --exclude-standard '*.go' | while read -r f; do [ -f "$f" ] && echo "$f"; done | xargs -r gofmt -l)
 if [ -n "$unformatted" ]; then
   echo "gofmt would change these files (run 'make fmt'):" >&2
   echo "$unformatted" >&2

@@ -18,7 +18,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +25,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/listkeeper/listkeeper/test/e2e/harness"
 )
 
 const (
@@ -40,15 +41,6 @@ const (
 	evidenceIn = ".demo"
 )
 
-// errTimeout is returned by poll when its check never succeeded in time.
-var errTimeout = errors.New("timed out")
-
-// fatalError wraps a check's error that must end poll at once.
-type fatalError struct{ err error }
-
-func (e *fatalError) Error() string { return e.err.Error() }
-func (e *fatalError) Unwrap() error { return e.err }
-
 // demo is one run: the processes it started and what it learned.
 type demo struct {
 	cfg   config
@@ -58,10 +50,11 @@ type demo struct {
 	dir   string // the temp dir
 	start time.Time
 
-	sup      *supervisor
-	cluster  *cluster
-	lists    *listServer
-	replicas []*replica
+	sup      *harness.Supervisor
+	cluster  *harness.Cluster
+	lists    *harness.ListServer
+	replicas []*harness.Manager
+	entries  harness.Entries // the demo's entries; Client is set once the cluster is up
 
 	bystanders []string // IDs on the list before the operator touches it
 	sampleID   string   // the sample entry's ID
@@ -70,8 +63,12 @@ type demo struct {
 
 // newDemo checks the inputs and makes the temp dir.
 func newDemo(cfg config, out io.Writer, tty bool) (*demo, error) {
+	kubectl, err := harness.KubectlPath()
+	if err != nil {
+		return nil, err
+	}
 	for _, f := range []string{filepath.Join(cfg.bin, "manager"), filepath.Join(cfg.bin, "fakeapi"),
-		filepath.Join(cfg.assets, "kube-apiserver"), filepath.Join(cfg.assets, "etcd"), kubectlPath, crdDir, samplesDir} {
+		filepath.Join(cfg.assets, "kube-apiserver"), filepath.Join(cfg.assets, "etcd"), kubectl, crdDir, samplesDir} {
 		if _, err := os.Stat(f); err != nil {
 			return nil, fmt.Errorf("%w (run from the repository root after 'make build envtest-assets', or use 'make demo')", err)
 		}
@@ -82,7 +79,8 @@ func newDemo(cfg config, out io.Writer, tty bool) (*demo, error) {
 	}
 	return &demo{
 		cfg: cfg, out: out, ui: newProgress(out, tty), tty: tty, dir: dir, start: time.Now(),
-		sup: newSupervisor(dir), bystanders: bystanderIDs(bystanders), names: entryNames(cfg.entries),
+		sup: harness.NewSupervisor(dir), bystanders: harness.BystanderIDs(bystanders), names: harness.EntryNames("demo", cfg.entries),
+		entries: harness.Entries{Namespace: namespace, List: sampleList, Labels: map[string]string{demoLabel: demoLabelValue}},
 	}, nil
 }
 
@@ -126,10 +124,10 @@ func (d *demo) run(ctx context.Context) (summary, error) {
 	all := append(slices.Clone(base), d.names...)
 	phases := []phase{
 		{name: "create", adding: true, want: all, act: func(ctx context.Context) error {
-			return createEntries(ctx, d.cluster.client, namespace, sampleList, d.names)
+			return d.entries.Create(ctx, d.names)
 		}},
 		{name: "delete", want: base, act: func(ctx context.Context) error {
-			return deleteEntries(ctx, d.cluster.client, namespace, d.names)
+			return d.entries.Delete(ctx, d.names)
 		}},
 	}
 	for _, ph := range phases {
@@ -160,44 +158,24 @@ func (d *demo) settleCheck(ctx context.Context, want []string) (finalCheck, erro
 	case <-d.sup.Died():
 		return finalCheck{}, d.sup.Err()
 	}
-	doc, err := d.lists.doc(ctx)
+	doc, err := d.lists.Document(ctx, listPath)
 	if err != nil {
 		return finalCheck{}, err
 	}
-	fc := finalCheck{after: settle, items: len(doc.Items), ownerKept: doc.Owner == docOwner}
-	fc.missing, fc.leftover = diffItems(want, doc.Items)
+	owner := doc.Field("owner")
+	fc := finalCheck{after: settle, items: len(doc.Items), ownerKept: owner == docOwner}
+	fc.missing, fc.leftover = harness.DiffItems(want, doc.Items)
 	if !fc.ownerKept {
-		return fc, fmt.Errorf("the list document lost its field \"owner\": %q, want %q", doc.Owner, docOwner)
+		return fc, fmt.Errorf("the list document lost its field \"owner\": %q, want %q", owner, docOwner)
 	}
 	return fc, nil
 }
 
 // poll calls check every interval until it reports done, check fails
-// fatally, a child exits, ctx ends or timeout passes (errTimeout).
+// fatally (harness.Fatal), a child exits, ctx ends or timeout passes
+// (harness.ErrTimeout).
 func (d *demo) poll(ctx context.Context, timeout, interval time.Duration, check func(context.Context) (bool, error)) error {
-	pctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for {
-		done, err := check(pctx)
-		if fatal := (*fatalError)(nil); errors.As(err, &fatal) {
-			return fatal.err
-		}
-		if done {
-			return nil
-		}
-		select {
-		case <-d.sup.Died():
-			return d.sup.Err()
-		case <-pctx.Done():
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return fmt.Errorf("%w after %v", errTimeout, timeout)
-		case <-tick.C:
-		}
-	}
+	return harness.Poll(ctx, d.sup, timeout, interval, check)
 }
 
 func (d *demo) pollInterval() time.Duration {
@@ -211,10 +189,10 @@ func (d *demo) pollInterval() time.Duration {
 func (d *demo) keep(ctx context.Context) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "--keep: everything stays up until Ctrl-C. Try:\n")
-	fmt.Fprintf(&b, "  kubectl --kubeconfig %s get xl,le -A\n", d.cluster.kubeconfig)
-	fmt.Fprintf(&b, "  curl -H 'Authorization: Bearer %s' %s\n", sampleToken, d.lists.listURL())
+	fmt.Fprintf(&b, "  kubectl --kubeconfig %s get xl,le -A\n", d.cluster.Kubeconfig)
+	fmt.Fprintf(&b, "  curl -H 'Authorization: Bearer %s' %s\n", sampleToken, d.lists.URL(listPath))
 	for _, r := range d.replicas {
-		fmt.Fprintf(&b, "  curl -s %s | grep ^listkeeper_   # %s\n", r.metricsURL, r.name())
+		fmt.Fprintf(&b, "  curl -s %s | grep ^listkeeper_   # %s\n", r.MetricsURL(), r.Name())
 	}
 	fmt.Fprintf(&b, "logs:\n%s", indent(strings.Join(d.logPaths(), "\n")))
 	d.ui.printf("\n%s\n", b.String())
@@ -230,13 +208,13 @@ func (d *demo) keep(ctx context.Context) {
 // removes the temp dir.
 func (d *demo) tearDown() {
 	d.logf("stopping %d replicas, the list server and the control plane", len(d.replicas))
-	stop(procsOf(d.replicas)...)
+	harness.StopManagers(d.replicas...)
 	if d.lists != nil {
-		stop(d.lists.proc)
+		d.lists.Stop()
 	}
-	stop(d.sup.all()...) // anything started but not yet handed over
+	d.sup.StopAll() // anything started but not yet handed over
 	if d.cluster != nil {
-		if err := d.cluster.stop(); err != nil {
+		if err := d.cluster.Stop(); err != nil {
 			d.logf("stop control plane: %v", err)
 		}
 	}
@@ -247,17 +225,13 @@ func (d *demo) tearDown() {
 
 // logPaths returns every log file: the control plane's, then the children's.
 func (d *demo) logPaths() []string {
-	var out []string
-	if d.cluster != nil {
-		out = d.cluster.logPaths()
-	}
-	return append(out, d.sup.logs()...)
+	return append(d.cluster.LogPaths(), d.sup.Logs()...)
 }
 
 func (d *demo) replicaNames() []string {
 	names := make([]string, len(d.replicas))
 	for i, r := range d.replicas {
-		names[i] = r.name()
+		names[i] = r.Name()
 	}
 	return names
 }

@@ -18,114 +18,22 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"io"
-	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/listkeeper/listkeeper/test/e2e/harness"
 )
-
-const scrape = `# HELP listkeeper_http_requests_total HTTP requests to list servers.
-# TYPE listkeeper_http_requests_total counter
-listkeeper_http_requests_total{code="200",method="GET"} 120
-listkeeper_http_requests_total{code="200",method="PUT"} 40
-listkeeper_http_requests_total{code="412",method="PUT"} 7
-listkeeper_http_requests_total{method="GET",code="0"} 1 1700000000000
-# TYPE listkeeper_list_writes_total counter
-listkeeper_list_writes_total{result="written"} 40
-listkeeper_list_writes_total{result="conflict"} 7
-# TYPE listkeeper_batch_size histogram
-listkeeper_batch_size_bucket{le="1"} 20
-listkeeper_batch_size_bucket{le="+Inf"} 40
-listkeeper_batch_size_sum 90
-listkeeper_batch_size_count 40
-other_metric{path="/a \"quoted\" \\ b\n",le="+Inf"} +Inf
-go_goroutines 42
-`
-
-func TestParseMetrics(t *testing.T) {
-	samples, err := parseMetrics(strings.NewReader(scrape))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(samples) != 12 {
-		t.Fatalf("got %d samples, want 12", len(samples))
-	}
-	got := metricsFrom(samples)
-	want := replicaMetrics{Requests: 168, Conflicts: 7, Writes: 40, Batches: 40, Changes: 90}
-	if got != want {
-		t.Errorf("metricsFrom = %+v, want %+v", got, want)
-	}
-	if mb := got.meanBatch(); mb != 2.25 {
-		t.Errorf("meanBatch = %v, want 2.25", mb)
-	}
-	other := samples[10]
-	if other.labels["path"] != "/a \"quoted\" \\ b\n" || other.labels["le"] != "+Inf" {
-		t.Errorf("escaped labels = %q", other.labels)
-	}
-}
-
-func TestParseSampleErrors(t *testing.T) {
-	for _, line := range []string{
-		"novalue",
-		`m{a="1"`,
-		`m{a=1} 2`,
-		`m{a="1} 2`,
-		"m notanumber",
-		"m 1 2 3",
-	} {
-		t.Run(line, func(t *testing.T) {
-			if s, err := parseSample(line); err == nil {
-				t.Errorf("parseSample(%q) = %+v, want an error", line, s)
-			}
-		})
-	}
-}
-
-func TestReplicaMetricsArithmetic(t *testing.T) {
-	a := replicaMetrics{Requests: 10, Conflicts: 2, Writes: 5, Batches: 5, Changes: 9}
-	b := replicaMetrics{Requests: 4, Conflicts: 1, Writes: 2, Batches: 2, Changes: 3}
-	if got := a.sub(b).add(b); got != a {
-		t.Errorf("a - b + b = %+v, want %+v", got, a)
-	}
-	if got := (replicaMetrics{}).meanBatch(); got != 0 {
-		t.Errorf("meanBatch without writes = %v, want 0", got)
-	}
-}
-
-func TestDiffItems(t *testing.T) {
-	tests := []struct {
-		name              string
-		want, items       []string
-		missing, leftover []string
-	}{
-		{name: "equal in another order", want: []string{"a", "b"}, items: []string{"b", "a"}},
-		{name: "missing", want: []string{"a", "b", "c"}, items: []string{"a"}, missing: []string{"b", "c"}},
-		{name: "left over", want: []string{"a"}, items: []string{"a", "x"}, leftover: []string{"x"}},
-		{name: "duplicate", want: []string{"a"}, items: []string{"a", "a"}, leftover: []string{"a"}},
-		{name: "empty list", want: []string{"a"}, missing: []string{"a"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			missing, leftover := diffItems(tt.want, tt.items)
-			if !slices.Equal(missing, tt.missing) || !slices.Equal(leftover, tt.leftover) {
-				t.Errorf("diffItems = %v, %v; want %v, %v", missing, leftover, tt.missing, tt.leftover)
-			}
-		})
-	}
-}
 
 func TestSummaryRender(t *testing.T) {
 	s := summary{
 		replicas: []string{"manager-1", "manager-2"},
 		phases: []phaseResult{
 			{name: "create", finished: true, elapsed: 4213 * time.Millisecond, changes: 200, requests: 460, conflicts: 37,
-				replicas: []*replicaMetrics{{Requests: 240, Conflicts: 20, Writes: 60, Batches: 60, Changes: 120}, {Requests: 220, Conflicts: 17, Writes: 40, Batches: 40, Changes: 100}}},
+				replicas: []*harness.ManagerMetrics{{Requests: 240, Conflicts: 20, Writes: 60, Batches: 60, Changes: 120}, {Requests: 220, Conflicts: 17, Writes: 40, Batches: 40, Changes: 100}}},
 			{name: "delete", finished: true, elapsed: 3 * time.Second, changes: 200, requests: 400, conflicts: 20, leftover: []string{"demo-0007"},
-				replicas: []*replicaMetrics{{Requests: 200, Conflicts: 10, Writes: 50, Batches: 50, Changes: 100}, {Requests: 200, Conflicts: 10, Writes: 50, Batches: 50, Changes: 100}}},
+				replicas: []*harness.ManagerMetrics{{Requests: 200, Conflicts: 10, Writes: 50, Batches: 50, Changes: 100}, {Requests: 200, Conflicts: 10, Writes: 50, Batches: 50, Changes: 100}}},
 		},
 		final: &finalCheck{after: 2 * time.Second, items: 52, ownerKept: true, leftover: []string{"demo-0007"}},
 	}
@@ -155,7 +63,7 @@ func TestSummaryRenderUnfinished(t *testing.T) {
 	s := summary{
 		replicas: []string{"manager-1", "manager-2"},
 		phases: []phaseResult{{name: "create", elapsed: 3 * time.Second, changes: 200, requests: 88, conflicts: 21,
-			replicas: []*replicaMetrics{{Requests: 29}, nil}}},
+			replicas: []*harness.ManagerMetrics{{Requests: 29}, nil}}},
 	}
 	var b bytes.Buffer
 	s.render(&b)
@@ -207,31 +115,6 @@ func TestProgressPlainSkipsRepeats(t *testing.T) {
 	}
 }
 
-func TestForEach(t *testing.T) {
-	names := entryNames(100)
-	var calls atomic.Int64
-	err := forEach(context.Background(), names, func(context.Context, string) error {
-		calls.Add(1)
-		return nil
-	})
-	if err != nil || calls.Load() != 100 {
-		t.Fatalf("forEach = %v after %d calls, want nil after 100", err, calls.Load())
-	}
-
-	boom := errors.New("boom")
-	calls.Store(0)
-	err = forEach(context.Background(), names, func(_ context.Context, name string) error {
-		calls.Add(1)
-		if name == "demo-0003" {
-			return boom
-		}
-		return nil
-	})
-	if !errors.Is(err, boom) {
-		t.Errorf("forEach = %v, want %v", err, boom)
-	}
-}
-
 func TestParseFlags(t *testing.T) {
 	cfg, err := parseFlags([]string{"--bin", "b", "--assets", "", "--entries", "5", "--replicas", "2", "--timeout", "30s", "--keep"}, io.Discard)
 	if err != nil {
@@ -244,14 +127,5 @@ func TestParseFlags(t *testing.T) {
 		if _, err := parseFlags(args, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) succeeded, want an error", args)
 		}
-	}
-}
-
-func TestNames(t *testing.T) {
-	if got := entryNames(3); !slices.Equal(got, []string{"demo-0000", "demo-0001", "demo-0002"}) {
-		t.Errorf("entryNames(3) = %v", got)
-	}
-	if got := bystanderIDs(2); !slices.Equal(got, []string{"bystander-00", "bystander-01"}) {
-		t.Errorf("bystanderIDs(2) = %v", got)
 	}
 }

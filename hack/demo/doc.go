@@ -51,6 +51,10 @@ limitations under the License.
 // nothing else, apart from the port reservations that envtest itself keeps
 // in the user's cache dir.
 //
+// The processes, the control plane, the metrics and the workload come from
+// the shared end-to-end harness, test/e2e/harness; this command adds the
+// samples, the progress display and the summary.
+//
 // With --keep it leaves everything running after the summary, prints how to
 // look at the cluster and the list, and waits for Ctrl-C before it cleans
 // up.

@@ -18,15 +18,12 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/listkeeper/listkeeper/internal/fakeapi"
+	"github.com/listkeeper/listkeeper/test/e2e/harness"
 )
 
 // evidenceTimeout bounds the collection of evidence after a failure.
@@ -61,87 +58,15 @@ func (d *demo) saveEvidence(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	var first error
-	keep := func(err error) {
-		if first == nil {
-			first = err
-		}
-	}
-	for _, p := range d.logPaths() {
-		keep(copyFile(p, filepath.Join(dir, filepath.Base(p))))
-	}
-	if d.cluster != nil && d.cluster.client != nil {
-		keep(d.saveKubectl(ctx, dir, "resources.yaml", "get", "externallists,listentries", "-A", "-o", "yaml"))
-		keep(d.saveKubectl(ctx, dir, "events.txt", "get", "events", "-A", "--sort-by=.metadata.creationTimestamp"))
-	}
+	ev := harness.Evidence{Cluster: d.cluster, Managers: d.replicas, Logs: d.sup.Logs(), Paths: []string{listPath}}
 	if d.lists != nil {
-		keep(d.saveList(ctx, dir))
+		ev.Lists = append(ev.Lists, d.lists)
 	}
-	for _, r := range d.replicas {
-		keep(saveURL(ctx, r.metricsURL, nil, filepath.Join(dir, "metrics-"+r.name()+".txt")))
-	}
-	return dir, first
-}
-
-func (d *demo) saveKubectl(ctx context.Context, dir, name string, args ...string) error {
-	out, err := d.cluster.kubectl(ctx, nil, args...)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, name), []byte(out), 0o644)
-}
-
-// saveList saves the list document, its history and the server's stats.
-func (d *demo) saveList(ctx context.Context, dir string) error {
-	auth := http.Header{"Authorization": {"Bearer " + d.lists.token}}
-	var first error
-	for name, path := range map[string]string{
-		"list.json":    listPath,
-		"history.json": fakeapi.AdminPrefix + "history?path=" + listPath,
-		"stats.json":   fakeapi.AdminPrefix + "stats",
-	} {
-		if err := saveURL(ctx, d.lists.base+path, auth, filepath.Join(dir, name)); err != nil && first == nil {
-			first = err
+	if err := ev.Save(ctx, dir); err != nil {
+		if _, statErr := os.Stat(dir); statErr != nil {
+			return "", err
 		}
+		return dir, err
 	}
-	return first
-}
-
-// saveURL saves the body of a GET of url to path.
-func saveURL(ctx context.Context, url string, header http.Header, path string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	if header != nil {
-		req.Header = header
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, resp.Body); err != nil {
-		_ = f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-func copyFile(from, to string) error {
-	b, err := os.ReadFile(from)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(to, b, 0o644)
+	return dir, nil
 }

@@ -17,17 +17,15 @@ limitations under the License.
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
+	"github.com/listkeeper/listkeeper/test/e2e/harness"
 )
 
 // Poll intervals of a phase: fast on a terminal, where the line is redrawn.
@@ -49,13 +47,13 @@ type phase struct {
 type phaseResult struct {
 	name      string
 	elapsed   time.Duration
-	finished  bool              // the operator reached the phase's goal in time
-	changes   int               // IDs to add or remove
-	requests  int64             // the operator's list requests, counted by the server
-	conflicts int64             // of which answered 412
-	missing   []string          // IDs that should be on the list and are not
-	leftover  []string          // IDs on the list that should not be
-	replicas  []*replicaMetrics // per replica, during the phase; nil when unknown
+	finished  bool                      // the operator reached the phase's goal in time
+	changes   int                       // IDs to add or remove
+	requests  int64                     // the operator's list requests, counted by the server
+	conflicts int64                     // of which answered 412
+	missing   []string                  // IDs that should be on the list and are not
+	leftover  []string                  // IDs on the list that should not be
+	replicas  []*harness.ManagerMetrics // per replica, during the phase; nil when unknown
 }
 
 // lost is the number of lost updates the phase saw.
@@ -66,7 +64,7 @@ func (r phaseResult) lost() int { return len(r.missing) + len(r.leftover) }
 // change committed before the document was read.
 type observation struct {
 	entries []v1alpha1.ListEntry
-	doc     listDoc
+	doc     harness.Document
 	stats   fakeapi.Stats
 }
 
@@ -74,7 +72,7 @@ type observation struct {
 type baseline struct {
 	stats    fakeapi.Stats
 	reads    int64
-	replicas []*replicaMetrics
+	replicas []*harness.ManagerMetrics
 }
 
 // runPhase runs ph.act and waits until the operator claims to be done (every
@@ -101,7 +99,7 @@ func (d *demo) runPhase(ctx context.Context, ph phase) (phaseResult, error) {
 			select {
 			case err := <-acted:
 				if err != nil {
-					return false, &fatalError{err}
+					return false, harness.Fatal(err)
 				}
 				actDone = true
 			default:
@@ -128,7 +126,7 @@ func (d *demo) runPhase(ctx context.Context, ph phase) (phaseResult, error) {
 		return res, d.explain(ph, last, lastErr, err)
 	}
 	res.finished = true
-	res.missing, res.leftover = diffItems(ph.want, last.doc.Items)
+	res.missing, res.leftover = harness.DiffItems(ph.want, last.doc.Items)
 	return d.measure(ctx, res, base, last.stats)
 }
 
@@ -142,20 +140,11 @@ func (d *demo) claimed(ph phase, st status) bool {
 
 // status condenses an observation for the progress display.
 func (d *demo) status(ph phase, obs observation, base baseline, elapsed time.Duration) status {
-	st := status{phase: ph.name, adding: ph.adding, elapsed: elapsed, total: len(d.names), entries: len(obs.entries)}
-	on := make(map[string]bool, len(obs.doc.Items))
-	for _, id := range obs.doc.Items {
-		on[id] = true
-	}
-	for _, id := range d.names {
-		if on[id] == ph.adding {
-			st.done++
-		}
-	}
-	for i := range obs.entries {
-		if meta.IsStatusConditionTrue(obs.entries[i].Status.Conditions, v1alpha1.ConditionSynced) {
-			st.synced++
-		}
+	st := status{phase: ph.name, adding: ph.adding, elapsed: elapsed, total: len(d.names), entries: len(obs.entries),
+		synced: harness.CountSynced(obs.entries)}
+	st.done = harness.Count(d.names, obs.doc.Items)
+	if !ph.adding {
+		st.done = len(d.names) - st.done
 	}
 	if obs.stats.Requests != nil {
 		st.conflicts = obs.stats.CountCode(412) - base.stats.CountCode(412)
@@ -167,24 +156,24 @@ func (d *demo) status(ph phase, obs observation, base baseline, elapsed time.Dur
 func (d *demo) observe(ctx context.Context) (observation, error) {
 	var obs observation
 	var err error
-	if obs.entries, err = demoEntries(ctx, d.cluster.client, namespace); err != nil {
+	if obs.entries, err = d.entries.Existing(ctx); err != nil {
 		return obs, err
 	}
-	if obs.doc, err = d.lists.doc(ctx); err != nil {
+	if obs.doc, err = d.lists.Document(ctx, listPath); err != nil {
 		return obs, err
 	}
-	obs.stats, err = d.lists.stats(ctx)
+	obs.stats, err = d.lists.Stats(ctx)
 	return obs, err
 }
 
 // baseline reads the counters a phase's figures are measured from.
 func (d *demo) baseline(ctx context.Context) (baseline, error) {
-	st, err := d.lists.stats(ctx)
+	st, err := d.lists.Stats(ctx)
 	if err != nil {
 		return baseline{}, err
 	}
-	b := baseline{stats: st, reads: d.lists.reads.Load()}
-	b.replicas, err = d.scrapeAll(ctx)
+	b := baseline{stats: st, reads: d.lists.Reads()}
+	b.replicas, err = harness.ScrapeAll(ctx, d.replicas)
 	return b, err
 }
 
@@ -192,113 +181,35 @@ func (d *demo) baseline(ctx context.Context) (baseline, error) {
 // phase and a fresh scrape of the replicas. A replica that cannot be read is
 // left unknown, and the first such error returned.
 func (d *demo) measure(ctx context.Context, res phaseResult, base baseline, end fakeapi.Stats) (phaseResult, error) {
-	res.requests = end.Total - base.stats.Total - (d.lists.reads.Load() - base.reads)
+	res.requests = end.Total - base.stats.Total - (d.lists.Reads() - base.reads)
 	res.conflicts = end.CountCode(412) - base.stats.CountCode(412)
-	now, err := d.scrapeAll(ctx)
-	res.replicas = make([]*replicaMetrics, len(now))
+	now, err := harness.ScrapeAll(ctx, d.replicas)
+	res.replicas = make([]*harness.ManagerMetrics, len(now))
 	for i := range now {
 		if now[i] != nil && base.replicas[i] != nil {
-			delta := now[i].sub(*base.replicas[i])
+			delta := now[i].Sub(*base.replicas[i])
 			res.replicas[i] = &delta
 		}
 	}
 	return res, err
 }
 
-// scrapeAll reads every replica's metrics. A replica that cannot be read
-// gets nil, and the first such error is returned.
-func (d *demo) scrapeAll(ctx context.Context) ([]*replicaMetrics, error) {
-	out := make([]*replicaMetrics, len(d.replicas))
-	var first error
-	for i, r := range d.replicas {
-		m, err := r.scrape(ctx)
-		if err != nil {
-			first = cmp.Or(first, err)
-			continue
-		}
-		out[i] = &m
-	}
-	return out, first
-}
-
 // explain turns a phase's failure into an error that says where it stood:
 // how many IDs were where, and why entries were not Synced.
 func (d *demo) explain(ph phase, obs observation, lastErr, err error) error {
-	if !errors.Is(err, errTimeout) {
+	if !errors.Is(err, harness.ErrTimeout) {
 		return fmt.Errorf("%s: %w", ph.name, err)
 	}
 	st := d.status(ph, obs, baseline{}, 0)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %v: %d entries, %d Synced", ph.name, err, st.entries, st.synced)
-	missing, leftover := diffItems(ph.want, obs.doc.Items)
-	fmt.Fprintf(&b, "; the list misses %d IDs%s and has %d it should not%s", len(missing), idList(missing), len(leftover), idList(leftover))
-	for _, line := range stuckEntries(obs.entries, ph.adding, 5) {
+	missing, leftover := harness.DiffItems(ph.want, obs.doc.Items)
+	fmt.Fprintf(&b, "; the list misses %d IDs%s and has %d it should not%s", len(missing), harness.IDList(missing), len(leftover), harness.IDList(leftover))
+	for _, line := range harness.StuckEntries(obs.entries, ph.adding, 5) {
 		b.WriteString("\n    " + line)
 	}
 	if lastErr != nil {
 		fmt.Fprintf(&b, "\n    last read error: %v", lastErr)
 	}
 	return errors.New(b.String())
-}
-
-// stuckEntries describes up to n entries that hold the phase up: not
-// Synced after a create, still there after a delete.
-func stuckEntries(entries []v1alpha1.ListEntry, adding bool, n int) []string {
-	var out []string
-	for i := range entries {
-		e := &entries[i]
-		c := meta.FindStatusCondition(e.Status.Conditions, v1alpha1.ConditionSynced)
-		if adding && c != nil && c.Status == "True" {
-			continue
-		}
-		cond := "no Synced condition"
-		if c != nil {
-			cond = fmt.Sprintf("Synced=%s %s: %s", c.Status, c.Reason, c.Message)
-		}
-		deleting := ""
-		if e.DeletionTimestamp != nil {
-			deleting = fmt.Sprintf(" deleting since %s, finalizers %v,", e.DeletionTimestamp.Format(time.TimeOnly), e.Finalizers)
-		}
-		out = append(out, fmt.Sprintf("ListEntry %s:%s %s", e.Name, deleting, cond))
-		if len(out) == n {
-			out = append(out, "...")
-			break
-		}
-	}
-	return out
-}
-
-// diffItems compares the list's items with the wanted set: missing are
-// wanted IDs not on the list, leftover are IDs on the list not wanted, and
-// every repeat of an ID on the list.
-func diffItems(want, items []string) (missing, leftover []string) {
-	wanted := make(map[string]bool, len(want))
-	for _, id := range want {
-		wanted[id] = true
-	}
-	seen := make(map[string]bool, len(items))
-	for _, id := range items {
-		if !wanted[id] || seen[id] {
-			leftover = append(leftover, id)
-		}
-		seen[id] = true
-	}
-	for _, id := range want {
-		if !seen[id] {
-			missing = append(missing, id)
-		}
-	}
-	return missing, leftover
-}
-
-// idList renders up to five IDs as " (a, b, ...)", and nothing for none.
-func idList(ids []string) string {
-	switch {
-	case len(ids) == 0:
-		return ""
-	case len(ids) > 5:
-		return " (" + strings.Join(ids[:5], ", ") + ", ...)"
-	default:
-		return " (" + strings.Join(ids, ", ") + ")"
-	}
 }

@@ -18,22 +18,44 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/test/e2e/harness"
 )
 
 // The samples (config/samples): the names of the ExternalList and the
-// ListEntry in them.
+// ListEntry in them, and the sample ExternalList's server, path and token.
 const (
 	samplesDir  = "config/samples"
 	sampleList  = "allow-list"
 	sampleEntry = "tenant-a"
+	samplePort  = 8090
+	sampleHost  = "127.0.0.1"
+	listPath    = "/lists/allow"
+	sampleToken = "demo-token"
+)
+
+const (
+	// listLatency is the latency the server adds to every list request.
+	listLatency = time.Millisecond
+	// docOwner is a field outside the items array that every write must
+	// preserve.
+	docOwner = "demo"
+	// replicaWorkers is each replica's --max-concurrent-reconciles.
+	replicaWorkers = 8
+	// demoLabel marks the ListEntries the demo creates.
+	demoLabel      = "listkeeper.dev/demo"
+	demoLabelValue = "true"
 )
 
 // setUp starts the cluster, the list server and the replicas, applies the
@@ -41,19 +63,23 @@ const (
 func (d *demo) setUp(ctx context.Context) error {
 	d.logf("starting kube-apiserver and etcd (envtest, %s)", d.cfg.assets)
 	var err error
-	if d.cluster, err = startCluster(d.cfg.assets, crdDir, d.dir); err != nil {
+	d.cluster, err = harness.StartCluster(harness.ClusterOptions{Assets: d.cfg.assets, CRDDir: crdDir, Dir: d.dir, User: "listkeeper-demo"})
+	if err != nil {
 		return err // d.cluster still knows its logs
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	d.logf("cluster up; kubeconfig %s", d.cluster.kubeconfig)
-	if d.lists, err = startListServer(ctx, d.sup, filepath.Join(d.cfg.bin, "fakeapi"), d.bystanders); err != nil {
+	d.entries.Client = d.cluster.Client
+	d.logf("cluster up; kubeconfig %s", d.cluster.Kubeconfig)
+	if d.lists, err = d.startListServer(ctx); err != nil {
 		return err
 	}
 	d.logf("fake list server on %s (token %s, latency %s), %s seeded with %d bystander IDs",
-		d.lists.base, sampleToken, listLatency, listPath, len(d.bystanders))
-	d.replicas, err = startReplicas(ctx, d.sup, filepath.Join(d.cfg.bin, "manager"), d.cluster.kubeconfig, d.cfg.replicas)
+		d.lists.Base(), sampleToken, listLatency, listPath, len(d.bystanders))
+	d.replicas, err = harness.StartManagers(ctx, d.sup, harness.ManagerOptions{
+		Bin: filepath.Join(d.cfg.bin, "manager"), Kubeconfig: d.cluster.Kubeconfig, Workers: replicaWorkers,
+	}, d.cfg.replicas)
 	if err != nil {
 		return err
 	}
@@ -61,24 +87,46 @@ func (d *demo) setUp(ctx context.Context) error {
 	return d.applySamples(ctx)
 }
 
+// startListServer starts bin/fakeapi on the samples' port when it is free,
+// else on a free port, seeded with a document of the bystander IDs.
+func (d *demo) startListServer(ctx context.Context) (*harness.ListServer, error) {
+	addr := ""
+	if harness.PortFree(samplePort) {
+		addr = sampleHost + ":" + strconv.Itoa(samplePort)
+	}
+	seed, err := json.Marshal(struct {
+		Items []string `json:"items"`
+		Owner string   `json:"owner"`
+	}{d.bystanders, docOwner})
+	if err != nil {
+		return nil, err
+	}
+	return harness.StartListServer(ctx, d.sup, harness.ListServerOptions{
+		Bin: filepath.Join(d.cfg.bin, "fakeapi"), Addr: addr, Token: sampleToken, Latency: listLatency,
+		History: true, Seed: []harness.SeedDoc{{Path: listPath, Body: seed}},
+	})
+}
+
 // applySamples applies config/samples and waits until the sample entry's ID
 // is on the list beside the bystanders.
 func (d *demo) applySamples(ctx context.Context) error {
 	sampleServer := fmt.Sprintf("http://%s:%d/", sampleHost, samplePort)
-	out, err := d.cluster.applySamples(ctx, samplesDir, namespace, sampleServer, d.lists.base+"/")
+	out, err := d.cluster.ApplyKustomization(ctx, samplesDir, namespace, func(manifest string) string {
+		return strings.ReplaceAll(manifest, sampleServer, d.lists.Base()+"/")
+	})
 	if err != nil {
 		return err
 	}
 	d.logf("applied %s to namespace %s:\n%s", samplesDir, namespace, indent(out))
 	var xl v1alpha1.ExternalList
-	if err := d.cluster.client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: sampleList}, &xl); err != nil {
+	if err := d.cluster.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: sampleList}, &xl); err != nil {
 		return fmt.Errorf("get sample ExternalList: %w", err)
 	}
-	if xl.Spec.URL != d.lists.listURL() {
-		return fmt.Errorf("sample ExternalList %s points at %s, not at the demo's list %s", sampleList, xl.Spec.URL, d.lists.listURL())
+	if xl.Spec.URL != d.lists.URL(listPath) {
+		return fmt.Errorf("sample ExternalList %s points at %s, not at the demo's list %s", sampleList, xl.Spec.URL, d.lists.URL(listPath))
 	}
 	var le v1alpha1.ListEntry
-	if err := d.cluster.client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: sampleEntry}, &le); err != nil {
+	if err := d.cluster.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: sampleEntry}, &le); err != nil {
 		return fmt.Errorf("get sample ListEntry: %w", err)
 	}
 	d.sampleID = le.Spec.ID
@@ -110,23 +158,23 @@ func (d *demo) waitSample(ctx context.Context) error {
 // sampleState reads where the samples stand.
 func (d *demo) sampleState(ctx context.Context, want []string) (ready, synced bool, missing, leftover []string, err error) {
 	var xl v1alpha1.ExternalList
-	if err = d.cluster.client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: sampleList}, &xl); err != nil {
+	if err = d.cluster.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: sampleList}, &xl); err != nil {
 		return
 	}
 	var le v1alpha1.ListEntry
-	if err = d.cluster.client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: sampleEntry}, &le); err != nil {
+	if err = d.cluster.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: sampleEntry}, &le); err != nil {
 		return
 	}
-	doc, err := d.lists.doc(ctx)
+	doc, err := d.lists.Document(ctx, listPath)
 	if err != nil {
 		return
 	}
-	if doc.Owner != docOwner {
-		err = &fatalError{fmt.Errorf("the list document lost its field \"owner\": %q, want %q", doc.Owner, docOwner)}
+	if owner := doc.Field("owner"); owner != docOwner {
+		err = harness.Fatal(fmt.Errorf("the list document lost its field \"owner\": %q, want %q", owner, docOwner))
 		return
 	}
 	ready = meta.IsStatusConditionTrue(xl.Status.Conditions, v1alpha1.ConditionReady)
 	synced = meta.IsStatusConditionTrue(le.Status.Conditions, v1alpha1.ConditionSynced)
-	missing, leftover = diffItems(want, doc.Items)
+	missing, leftover = harness.DiffItems(want, doc.Items)
 	return
 }

@@ -22,6 +22,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/listkeeper/listkeeper/test/e2e/harness"
 )
 
 // summary is what the demo reports at the end.
@@ -95,7 +97,7 @@ func (s summary) renderPhases(w io.Writer) {
 
 func (s summary) renderReplicas(w io.Writer) {
 	rows := [][]string{{"replica", "requests", "writes", "412s", "mean batch"}}
-	var total replicaMetrics
+	var total harness.ManagerMetrics
 	totalKnown := true
 	for i, name := range s.replicas {
 		m, known := s.replicaTotal(i)
@@ -104,7 +106,7 @@ func (s summary) renderReplicas(w io.Writer) {
 			totalKnown = false
 			continue
 		}
-		total = total.add(m)
+		total = total.Add(m)
 		rows = append(rows, replicaRow(name, m))
 	}
 	if totalKnown {
@@ -115,19 +117,19 @@ func (s summary) renderReplicas(w io.Writer) {
 
 // replicaTotal sums replica i's figures over the phases; known is false
 // when a phase could not read them.
-func (s summary) replicaTotal(i int) (m replicaMetrics, known bool) {
+func (s summary) replicaTotal(i int) (m harness.ManagerMetrics, known bool) {
 	for _, p := range s.phases {
 		if i >= len(p.replicas) || p.replicas[i] == nil {
-			return replicaMetrics{}, false
+			return harness.ManagerMetrics{}, false
 		}
-		m = m.add(*p.replicas[i])
+		m = m.Add(*p.replicas[i])
 	}
 	return m, true
 }
 
-func replicaRow(name string, m replicaMetrics) []string {
+func replicaRow(name string, m harness.ManagerMetrics) []string {
 	return []string{name, fmt.Sprintf("%.0f", m.Requests), fmt.Sprintf("%.0f", m.Writes),
-		fmt.Sprintf("%.0f", m.Conflicts), fmt.Sprintf("%.1f", m.meanBatch())}
+		fmt.Sprintf("%.0f", m.Conflicts), fmt.Sprintf("%.1f", m.MeanBatch())}
 }
 
 // writeTable writes rows as columns two spaces apart, the first column
@@ -169,12 +171,12 @@ func (s summary) renderLost(w io.Writer) {
 		leftover = append(leftover, p.leftover...)
 	}
 	fmt.Fprintf(w, "lost updates: %d (IDs missing from the list: %d%s; IDs left on it: %d%s)\n",
-		s.lost(), len(missing), idList(missing), len(leftover), idList(leftover))
+		s.lost(), len(missing), harness.IDList(missing), len(leftover), harness.IDList(leftover))
 	if f := s.final; f != nil {
 		verdict := "as expected"
 		if len(f.missing)+len(f.leftover) > 0 || !f.ownerKept {
 			verdict = fmt.Sprintf("WRONG: %d missing%s, %d left over%s, field \"owner\" kept: %v",
-				len(f.missing), idList(f.missing), len(f.leftover), idList(f.leftover), f.ownerKept)
+				len(f.missing), harness.IDList(f.missing), len(f.leftover), harness.IDList(f.leftover), f.ownerKept)
 		}
 		fmt.Fprintf(w, "final list, %v after the last phase: %d items, %s\n", f.after, f.items, verdict)
 	}

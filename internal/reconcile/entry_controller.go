@@ -165,7 +165,7 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, entry *v1alpha1.L
 	if err != nil {
 		return ctrl.Result{}, errors.Join(r.fail(s, "Remove", err), r.patchStatus(ctx, s))
 	}
-	held, err := r.heldLive(ctx, entry)
+	held, err := r.heldByOthersNow(ctx, entry)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -286,6 +286,24 @@ func (r *EntryReconciler) restoreIfHeld(ctx context.Context, entry *v1alpha1.Lis
 		return fmt.Errorf("restore ID held by another entry: %w", err)
 	}
 	return nil
+}
+
+// heldByOthersNow decides whether another live entry holds the ID before a
+// removal. "No" may come from the cache: if the cache missed a new holder,
+// restoreIfHeld finds it on the API server after the removal. "Yes" must
+// come from the API server: two replicas whose caches each still showed the
+// other's entry as live would otherwise both skip the removal and leak the
+// ID. So the common case (a unique ID) costs no API call here.
+func (r *EntryReconciler) heldByOthersNow(ctx context.Context, entry *v1alpha1.ListEntry) (bool, error) {
+	var cached v1alpha1.ListEntryList
+	if err := r.Client.List(ctx, &cached, client.InNamespace(entry.Namespace),
+		client.MatchingFields{idField: entry.Spec.ID}); err != nil {
+		return false, fmt.Errorf("list cached entries with ID %q: %w", entry.Spec.ID, err)
+	}
+	if !heldByOthers(entry, cached.Items) {
+		return false, nil
+	}
+	return r.heldLive(ctx, entry)
 }
 
 // heldLive asks the API server (not the cache) whether another live entry of

@@ -1,3 +1,5 @@
+//go:build unix && !linux
+
 /*
 Copyright 2026 The listkeeper Authors.
 
@@ -14,13 +16,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package harness
 
 import "syscall"
 
-// childProcAttr puts a child in its own process group and, as a safety net
-// should the demo itself be killed with SIGKILL, has the kernel kill the
-// child when the demo dies.
+// childProcAttr puts a child in its own process group.
 func childProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	return &syscall.SysProcAttr{Setpgid: true}
 }

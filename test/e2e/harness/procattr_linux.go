@@ -1,5 +1,3 @@
-//go:build unix && !linux
-
 /*
 Copyright 2026 The listkeeper Authors.
 
@@ -16,11 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package harness
 
 import "syscall"
 
-// childProcAttr puts a child in its own process group.
+// childProcAttr puts a child in its own process group and, as a safety net
+// should the parent itself be killed with SIGKILL, has the kernel kill the
+// child when the parent dies.
 func childProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true}
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }

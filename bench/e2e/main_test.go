@@ -1,0 +1,167 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/listkeeper/listkeeper/test/e2e/harness"
+)
+
+func TestParseFlags(t *testing.T) {
+	cfg, err := parseFlags([]string{"--bin", "b", "--assets", "", "--replicas", "3, 1,3", "--entries", "10",
+		"--latency", "5ms", "--batch-interval", "100ms", "--timeout", "1m"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.bin != "b" || cfg.assets == "" || !slices.Equal(cfg.replicas, []int{3, 1}) || cfg.entries != 10 ||
+		cfg.latency != 5*time.Millisecond || cfg.batchInterval != "100ms" || cfg.timeout != time.Minute {
+		t.Errorf("parseFlags = %+v", cfg)
+	}
+	def, err := parseFlags(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(def.replicas, []int{1, 3}) || def.entries != 1000 || def.latency != 2*time.Millisecond || def.batchInterval != "" {
+		t.Errorf("defaults = %+v", def)
+	}
+	for _, args := range [][]string{
+		{"--replicas", "0"}, {"--replicas", "1,x"}, {"--replicas", ""}, {"--entries", "0"}, {"--latency", "-1s"},
+		{"--batch-interval", "soon"}, {"--timeout", "0s"}, {"--workers", "0"}, {"extra"},
+	} {
+		if _, err := parseFlags(args, io.Discard); err == nil {
+			t.Errorf("parseFlags(%q) succeeded, want an error", args)
+		}
+	}
+}
+
+// sampleResults is a run of two rounds.
+func sampleResults() *results {
+	rec := func(success, errs float64) map[harness.ReconcileKey]float64 {
+		return map[harness.ReconcileKey]float64{{Controller: "listentry", Result: "success"}: success,
+			{Controller: "listentry", Result: "error"}: errs, {Controller: "externallist", Result: "success"}: 1}
+	}
+	mk := func(name string, secs, rpc float64, replicas ...harness.ManagerMetrics) phase {
+		p := phase{Name: name, Changes: 1000, Finished: true, Seconds: secs, ListSeconds: secs, EntriesSeconds: secs + 1,
+			Requests: int64(rpc * 1000), RequestsPerChange: rpc, Conflicts: 12, Commits: 40}
+		var total harness.ManagerMetrics
+		for i, m := range replicas {
+			p.Replicas = append(p.Replicas, figuresOf("manager-"+string(rune('1'+i)), m))
+			total = total.Add(m)
+		}
+		p.Total = figuresOf("total", total)
+		return p
+	}
+	m := harness.ManagerMetrics{Requests: 100, Conflicts: 4, Writes: 20, Batches: 20, Changes: 300, Reconciles: rec(2000, 3)}
+	return &results{
+		Started: time.Date(2026, 12, 2, 14, 0, 0, 0, time.UTC), Elapsed: 120,
+		Config: config{replicas: []int{1, 3}, entries: 1000, bystanders: 50, latency: 2 * time.Millisecond, workers: 8, clients: 16, timeout: time.Minute}.public(),
+		Host:   host{GoVersion: "go1.26.8", GOMAXPROCS: 2, LoadStart: [3]float64{1, 1, 1}, LoadEnd: [3]float64{1.5, 1, 1}},
+		Rounds: []round{
+			{Replicas: 1, Phases: []phase{mk("create", 10, 0.1, m), mk("delete", 12, 0.05, m)}},
+			{Replicas: 3, Phases: []phase{mk("create", 9, 0.4, m, m, m), mk("delete", 11, 0.6, m, m, m)}},
+		},
+	}
+}
+
+func TestTargets(t *testing.T) {
+	r := sampleResults()
+	got := checkTargets(r)
+	if len(got) != 2 || !got[0].Known || got[0].Met || got[0].Got != "0.40, 0.60" || !got[1].Known || !got[1].Met {
+		t.Errorf("checkTargets = %+v", got)
+	}
+	r.Rounds = r.Rounds[1:]
+	if got := checkTargets(r); got[1].Known {
+		t.Errorf("the delete target is known without a round of 1 replica: %+v", got[1])
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	r := sampleResults()
+	r.Targets = checkTargets(r)
+	r.Rounds[1].Phases[1].API = apiFigures{Known: true, Writes: 2200, Reads: 3000, CPUSeconds: 20}
+	r.Rounds = append(r.Rounds, round{Replicas: 5, Phases: []phase{{Name: "create", Changes: 1000}}, Error: "create: list: timed out | x\ny"})
+	var b strings.Builder
+	writeMarkdown(&b, r)
+	md := b.String()
+	for _, want := range []string{
+		"2026-12-02 14:00:00 UTC · go1.26.8 · GOMAXPROCS 2 · 120 s in total",
+		"| 3 | delete | 11.00 | 11.00 | 12.00 | 1000 | 600 | 0.600 | 12 | 40 | 60 | 15.0 | 6009 (success 6000, error 9) | 3 | ok |",
+		"| 1 | create | manager-1 | 2003 (success 2000, error 3) | 1 | 100 | 4 | 20 | 15.0 |",
+		"| 3 | create | total | 6009 (success 6000, error 9) | 3 | 300 | 12 | 60 | 15.0 |",
+		"| 5 | create | | | | 1000 | | | | | | | | | failed |",
+		"**failed**: create: list: timed out \\| x y |",
+		"| 3 | delete | 12.00 | 2200 | 2.20 | 3000 | 20.0 | 0.0 | 1.67 |",
+		"| 3 | create | 10.00 | - | - | - | - | 0.0 | - |",
+		"| list requests per change, 3 replicas, 1000 entries (create, delete) | ≤ 0.50 each | 0.40, 0.60 | **missed** |",
+		"| delete time, 3 replicas vs 1 | no slower than 1 replica | 11.00s vs 12.00s (-8%) | met |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "| 1 | create | total |") {
+		t.Errorf("markdown has a total row for a single replica:\n%s", md)
+	}
+	if strings.Contains(md, "Noisy host") {
+		t.Errorf("markdown calls a quiet host noisy")
+	}
+}
+
+func TestByResult(t *testing.T) {
+	for _, tt := range []struct {
+		m    map[string]float64
+		want string
+	}{
+		{nil, "0"},
+		{map[string]float64{"error": 2, "success": 5, "zeta": 1, "alpha": 1, "requeue": 0}, "9 (success 5, error 2, alpha 1, zeta 1)"},
+	} {
+		if got := byResult(tt.m); got != tt.want {
+			t.Errorf("byResult(%v) = %q, want %q", tt.m, got, tt.want)
+		}
+	}
+}
+
+func TestWriteFiles(t *testing.T) {
+	out := t.TempDir()
+	r := sampleResults()
+	dir, err := writeFiles(out, "e2e-20261202-140000", r, "# report\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{dir, filepath.Join(out, latestDir)} {
+		md, err := os.ReadFile(filepath.Join(d, markdownFile))
+		if err != nil || string(md) != "# report\n" {
+			t.Errorf("%s: %q, %v", markdownFile, md, err)
+		}
+		js, err := os.ReadFile(filepath.Join(d, jsonFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back results
+		if err := json.Unmarshal(js, &back); err != nil || len(back.Rounds) != 2 || back.Rounds[1].Phases[0].Total.Reconciles["listentry"]["success"] != 6000 {
+			t.Errorf("%s does not round-trip: %v", jsonFile, err)
+		}
+	}
+}

@@ -1,0 +1,233 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Output files.
+const (
+	markdownFile = "results.md"
+	jsonFile     = "results.json"
+	latestDir    = "latest-e2e"
+)
+
+// Targets of the issue.
+const (
+	targetReplicas          = 3
+	targetRequestsPerChange = 0.5
+)
+
+// reconcileResults are controller-runtime's reconcile results, in the
+// order they are shown.
+var reconcileResults = []string{"success", "error", "requeue", "requeue_after"}
+
+// checkTargets compares the run with the issue's targets.
+func checkTargets(r *results) []target {
+	rpc := target{Name: fmt.Sprintf("list requests per change, %d replicas, %d entries (create, delete)", targetReplicas, r.Config.Entries),
+		Want: fmt.Sprintf("≤ %.2f each", targetRequestsPerChange)}
+	create, del := r.phase(targetReplicas, "create"), r.phase(targetReplicas, "delete")
+	if create != nil && del != nil {
+		rpc.Known = true
+		rpc.Got = fmt.Sprintf("%.2f, %.2f", create.RequestsPerChange, del.RequestsPerChange)
+		rpc.Met = create.RequestsPerChange <= targetRequestsPerChange && del.RequestsPerChange <= targetRequestsPerChange
+	}
+	if r.Config.Entries != 1000 {
+		rpc.Want += " (the issue's target is for 1000 entries)"
+	}
+	speed := target{Name: fmt.Sprintf("delete time, %d replicas vs 1", targetReplicas), Want: "no slower than 1 replica"}
+	one, three := r.phase(1, "delete"), r.phase(targetReplicas, "delete")
+	if one != nil && three != nil {
+		speed.Known = true
+		speed.Got = fmt.Sprintf("%.2fs vs %.2fs (%+.0f%%)", three.Seconds, one.Seconds, 100*(three.Seconds/one.Seconds-1))
+		speed.Met = three.Seconds <= one.Seconds
+	}
+	return []target{rpc, speed}
+}
+
+// writeMarkdown writes the report.
+func writeMarkdown(w io.Writer, r *results) {
+	fmt.Fprintf(w, "# listkeeper end to end on a real control plane\n\n")
+	fmt.Fprintf(w, "%s UTC · %s · GOMAXPROCS %d · %.0f s in total · host load average %.2f → %.2f (start → end)\n\n",
+		r.Started.UTC().Format(time.DateTime), r.Host.GoVersion, r.Host.GOMAXPROCS, r.Elapsed, r.Host.LoadStart[0], r.Host.LoadEnd[0])
+	if max(r.Host.LoadStart[0], r.Host.LoadEnd[0]) > 2*float64(r.Host.GOMAXPROCS) {
+		fmt.Fprintf(w, "> **Noisy host**: the load average exceeded twice GOMAXPROCS, so other processes competed for the CPUs; times are pessimistic and vary between runs.\n\n")
+	}
+	c := r.Config
+	fmt.Fprintf(w, "Workload: %d ListEntries on one ExternalList whose document starts with %d bystander IDs, created by %d goroutines, then deleted. "+
+		"Fake list server (`cmd/fakeapi`): %s latency per request. Managers (`cmd/manager`, all active): `--max-concurrent-reconciles %d`, `--batch-interval` %s. "+
+		"Each replica count R gets a fresh kube-apiserver, etcd, list server and managers.\n\n",
+		c.Entries, c.Bystanders, c.Clients, c.Latency, c.Workers, c.BatchInterval)
+	fmt.Fprintf(w, "Time: create, until the commit that put the last ID on the list; delete, until the list held only its bystanders and no entry was left. "+
+		"*list s* is that commit (from the server's history), *entries s* when every entry was Synced or gone (polled every %s). "+
+		"Requests, 412s and commits are counted by the fake server, without the benchmark's own reads, until the entries were done; "+
+		"reconciles (`controller_runtime_reconcile_total`), writes and batch sizes (`listkeeper_batch_size`) come from the managers' metrics.\n\n",
+		entriesPoll)
+
+	writePhases(w, r)
+	writeReplicas(w, r)
+	writeControlPlane(w, r)
+	writeTargets(w, r)
+}
+
+func writePhases(w io.Writer, r *results) {
+	fmt.Fprintf(w, "## Phases\n\n")
+	fmt.Fprintf(w, "| R | phase | time s | list s | entries s | changes | list requests | req/change | 412s | commits | writes | mean batch | listentry reconciles | externallist reconciles | status |\n")
+	fmt.Fprintf(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n")
+	for _, rr := range r.Rounds {
+		for _, p := range rr.Phases {
+			status := "ok"
+			if !p.Finished {
+				fmt.Fprintf(w, "| %d | %s | | | | %d | | | | | | | | | failed |\n", rr.Replicas, p.Name, p.Changes)
+				continue
+			}
+			fmt.Fprintf(w, "| %d | %s | %.2f | %.2f | %.2f | %d | %d | %.3f | %d | %d | %.0f | %.1f | %s | %.0f | %s |\n",
+				rr.Replicas, p.Name, p.Seconds, p.ListSeconds, p.EntriesSeconds, p.Changes, p.Requests, p.RequestsPerChange,
+				p.Conflicts, p.Commits, p.Total.Writes, p.Total.MeanBatch, byResult(p.Total.Reconciles["listentry"]),
+				p.Total.reconciles("externallist"), status)
+		}
+		if rr.Error != "" {
+			fmt.Fprintf(w, "| %d | | | | | | | | | | | | | | **failed**: %s |\n", rr.Replicas, escape(rr.Error))
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+func writeReplicas(w io.Writer, r *results) {
+	fmt.Fprintf(w, "## Per replica\n\n")
+	fmt.Fprintf(w, "| R | phase | replica | listentry reconciles | externallist reconciles | list requests | 412s | writes | mean batch |\n")
+	fmt.Fprintf(w, "|---:|---|---|---|---:|---:|---:|---:|---:|\n")
+	for _, rr := range r.Rounds {
+		for _, p := range rr.Phases {
+			if !p.Finished {
+				continue
+			}
+			rows := p.Replicas
+			if len(rows) > 1 {
+				rows = append(slices.Clone(rows), p.Total)
+			}
+			for _, f := range rows {
+				fmt.Fprintf(w, "| %d | %s | %s | %s | %.0f | %.0f | %.0f | %.0f | %.1f |\n",
+					rr.Replicas, p.Name, f.Name, byResult(f.Reconciles["listentry"]), f.reconciles("externallist"),
+					f.Requests, f.Conflicts, f.Writes, f.MeanBatch)
+			}
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+func writeControlPlane(w io.Writer, r *results) {
+	fmt.Fprintf(w, "## Control plane and CPU\n\n")
+	fmt.Fprintf(w, "From the start of the phase until the entries were done (*entries s*). API requests are the kube-apiserver's `apiserver_request_total` for listentries and their status, the benchmark's own creates (POST) and deletes (DELETE) included; CPU is `process_cpu_seconds_total` of the API server and of the managers (etcd, the list server and the benchmark itself are not counted).\n\n")
+	fmt.Fprintf(w, "| R | phase | entries s | listentries API writes | writes/change | listentries API reads | apiserver CPU s | managers CPU s | CPU s per second |\n")
+	fmt.Fprintf(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, rr := range r.Rounds {
+		for _, p := range rr.Phases {
+			if !p.Finished {
+				continue
+			}
+			if !p.API.Known {
+				fmt.Fprintf(w, "| %d | %s | %.2f | - | - | - | - | %.1f | - |\n", rr.Replicas, p.Name, p.EntriesSeconds, p.Total.CPUSeconds)
+				continue
+			}
+			fmt.Fprintf(w, "| %d | %s | %.2f | %.0f | %.2f | %.0f | %.1f | %.1f | %.2f |\n",
+				rr.Replicas, p.Name, p.EntriesSeconds, p.API.Writes, ratio(p.API.Writes, float64(p.Changes)), p.API.Reads,
+				p.API.CPUSeconds, p.Total.CPUSeconds, ratio(p.API.CPUSeconds+p.Total.CPUSeconds, p.EntriesSeconds))
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// ratio is a/b, 0 when b is 0.
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func writeTargets(w io.Writer, r *results) {
+	fmt.Fprintf(w, "## Targets\n\n| target | want | got | verdict |\n|---|---|---|---|\n")
+	for _, t := range r.Targets {
+		verdict := "not measured"
+		switch {
+		case t.Known && t.Met:
+			verdict = "met"
+		case t.Known:
+			verdict = "**missed**"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", t.Name, t.Want, t.Got, verdict)
+	}
+}
+
+// byResult renders reconcile counts as "total (success a, error b, ...)",
+// leaving out results that did not occur.
+func byResult(m map[string]float64) string {
+	var total float64
+	var parts []string
+	var extra []string
+	for k := range m {
+		if !slices.Contains(reconcileResults, k) {
+			extra = append(extra, k)
+		}
+	}
+	slices.Sort(extra)
+	for _, k := range append(slices.Clone(reconcileResults), extra...) {
+		if v := m[k]; v != 0 {
+			total += v
+			parts = append(parts, fmt.Sprintf("%s %.0f", k, v))
+		}
+	}
+	if len(parts) == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%.0f (%s)", total, strings.Join(parts, ", "))
+}
+
+// escape keeps a message on one table row.
+func escape(s string) string {
+	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
+}
+
+// writeFiles writes the report and the JSON to out/stamp and out/latest-e2e,
+// and returns the first directory.
+func writeFiles(out, stamp string, r *results, md string) (string, error) {
+	js, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	stamped := filepath.Join(out, stamp)
+	for _, d := range []string{stamped, filepath.Join(out, latestDir)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", err
+		}
+		for name, data := range map[string][]byte{markdownFile: []byte(md), jsonFile: append(js, '\n')} {
+			if err := os.WriteFile(filepath.Join(d, name), data, 0o644); err != nil {
+				return "", fmt.Errorf("write %s: %w", name, err)
+			}
+		}
+	}
+	return stamped, nil
+}

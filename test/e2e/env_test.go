@@ -1,0 +1,226 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/fakeapi"
+	"github.com/listkeeper/listkeeper/test/e2e/harness"
+)
+
+const (
+	// listPath is the list document's path on the fake server.
+	listPath = "/lists/e2e"
+	// listToken is the fake server's bearer token.
+	listToken = "e2e-token"
+	// docOwner is a field beside the items that every write must keep.
+	docOwner = "e2e"
+	// setupTimeout bounds the start of the processes and the first sync.
+	setupTimeout = 90 * time.Second
+	// evidenceTimeout bounds the collection of evidence after a failure.
+	evidenceTimeout = 30 * time.Second
+)
+
+// envOptions configure newEnv.
+type envOptions struct {
+	namespace  string
+	replicas   int
+	bystanders int
+	latency    time.Duration // the fake server's --latency
+	stateFile  bool          // the fake server persists its documents
+}
+
+// env is one test's operator: its namespace, list server, ExternalList and
+// manager replicas, with their logs in dir.
+type env struct {
+	t          *testing.T
+	dir        string
+	sup        *harness.Supervisor
+	lists      *harness.ListServer
+	managers   []*harness.Manager
+	list       harness.ListObject
+	entries    harness.Entries
+	bystanders []string
+	// history collects the list's versions from list server processes
+	// that were stopped (history is per process).
+	history []fakeapi.Version
+}
+
+// newEnv starts a list server seeded with bystanders, creates the
+// ExternalList and starts the replicas, and waits until the list is Ready.
+// Everything is stopped when the test ends; a failed test keeps its
+// directory with the evidence.
+func newEnv(ctx context.Context, t *testing.T, o envOptions) *env {
+	t.Helper()
+	dir := filepath.Join(suite.dir, strings.ReplaceAll(t.Name(), "/", "_"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, dir: dir, sup: harness.NewSupervisor(dir), bystanders: harness.BystanderIDs(o.bystanders)}
+	track(e.sup)
+	t.Cleanup(e.tearDown)
+	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
+
+	c := suite.cluster.Client
+	if err := harness.EnsureNamespace(ctx, c, o.namespace); err != nil {
+		t.Fatal(err)
+	}
+	seed, err := json.Marshal(map[string]any{"owner": docOwner, "items": e.bystanders})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo := harness.ListServerOptions{
+		Bin: suite.bins.FakeAPI, Token: listToken, Latency: o.latency, History: true,
+		Seed: []harness.SeedDoc{{Path: listPath, Body: seed}},
+	}
+	if o.stateFile {
+		lo.StateFile = filepath.Join(dir, "fakeapi-state.json")
+	}
+	if e.lists, err = harness.StartListServer(ctx, e.sup, lo); err != nil {
+		t.Fatal(err)
+	}
+	e.list = harness.ListObject{Namespace: o.namespace, Name: "e2e", Server: e.lists, Path: listPath}
+	if err := e.list.Create(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	e.entries = harness.Entries{Client: c, Namespace: o.namespace, List: e.list.Name, Labels: map[string]string{"listkeeper.dev/e2e": t.Name()}}
+	e.managers, err = harness.StartManagers(ctx, e.sup, harness.ManagerOptions{
+		Bin: suite.bins.Manager, Kubeconfig: suite.cluster.Kubeconfig, Args: []string{"--namespace", o.namespace},
+	}, o.replicas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.list.WaitReady(ctx, c, e.sup, setupTimeout); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// tearDown saves the evidence of a failed test, then stops every process.
+func (e *env) tearDown() {
+	if e.t.Failed() {
+		e.saveEvidence()
+	}
+	harness.StopManagers(e.managers...)
+	if e.lists != nil {
+		e.lists.Stop()
+	}
+	e.sup.StopAll()
+}
+
+func (e *env) saveEvidence() {
+	ctx, cancel := context.WithTimeout(context.Background(), evidenceTimeout)
+	defer cancel()
+	dir := filepath.Join(e.dir, "evidence")
+	ev := harness.Evidence{Cluster: suite.cluster, Managers: e.managers, Logs: e.sup.Logs(), Paths: []string{listPath}}
+	if e.lists != nil {
+		ev.Lists = append(ev.Lists, e.lists)
+	}
+	err := ev.Save(ctx, dir)
+	if len(e.history) > 0 {
+		if b, mErr := json.MarshalIndent(e.history, "", "  "); mErr == nil {
+			_ = os.WriteFile(filepath.Join(dir, "history-before-restarts.json"), b, 0o644)
+		}
+	}
+	e.t.Logf("evidence in %s (incomplete: %v)", dir, err)
+}
+
+// keepHistory adds the current list server's history to e.history, before
+// the server is stopped.
+func (e *env) keepHistory(ctx context.Context) {
+	h, err := e.lists.History(ctx, listPath)
+	if err != nil {
+		e.t.Logf("read the list's history before the stop: %v", err)
+		return
+	}
+	e.history = append(e.history, h...)
+}
+
+// fullHistory returns the list's versions across list server restarts.
+func (e *env) fullHistory(ctx context.Context) ([]fakeapi.Version, error) {
+	h, err := e.lists.History(ctx, listPath)
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]fakeapi.Version(nil), e.history...), h...), nil
+}
+
+// snapshot is one look at the entries and the list. The entries are read
+// before the document.
+type snapshot struct {
+	at      time.Time
+	entries []v1alpha1.ListEntry
+	synced  int
+	doc     harness.Document
+	on      int   // of the names, how many are on the list
+	err     error // why a read failed; the other fields are then partial
+}
+
+// observe reads the entries and the list document.
+func (e *env) observe(ctx context.Context, names []string) snapshot {
+	s := snapshot{at: time.Now()}
+	if s.entries, s.err = e.entries.Existing(ctx); s.err != nil {
+		return s
+	}
+	s.synced = harness.CountSynced(s.entries)
+	if s.doc, s.err = e.lists.Document(ctx, listPath); s.err != nil {
+		return s
+	}
+	s.on = harness.Count(names, s.doc.Items)
+	return s
+}
+
+// describe says where a snapshot stands, and why a later look failed, for
+// failure messages.
+func (s snapshot) describe(want []string, adding bool, lastErr error) string {
+	var b strings.Builder
+	if s.at.IsZero() {
+		b.WriteString("no complete look at the entries and the list")
+	} else {
+		missing, leftover := harness.DiffItems(want, s.doc.Items)
+		fmt.Fprintf(&b, "at %s: %d entries, %d Synced; the list misses %d IDs%s and has %d it should not%s",
+			s.at.Format(time.StampMilli), len(s.entries), s.synced,
+			len(missing), harness.IDList(missing), len(leftover), harness.IDList(leftover))
+		for _, line := range harness.StuckEntries(s.entries, adding, 5) {
+			b.WriteString("\n    " + line)
+		}
+	}
+	if lastErr != nil {
+		fmt.Fprintf(&b, "\n    a later read failed: %v", lastErr)
+	}
+	return b.String()
+}
+
+// counters reads the list server's and the managers' counters.
+func (e *env) counters(ctx context.Context) harness.Counters {
+	e.t.Helper()
+	c, err := harness.ReadCounters(ctx, e.lists, e.managers)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return c
+}

@@ -1,0 +1,77 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package harness runs the listkeeper operator end to end on one machine,
+// with real processes: a kube-apiserver and etcd started by
+// controller-runtime's envtest, the bundled fake list server (cmd/fakeapi)
+// and any number of manager replicas (cmd/manager). The demo (hack/demo),
+// the end-to-end benchmark (bench/e2e) and the crash tests (test/e2e) are
+// built from it, so that there is one copy of this logic.
+//
+// # Pieces
+//
+//   - StartCluster starts the control plane from a directory of binaries
+//     (CheckAssets says clearly what is missing), installs the CRDs, writes
+//     a kubeconfig for a system:masters user and builds a client.
+//   - A Supervisor starts child processes, each in its own process group
+//     with its output appended to a log file, and reports the first one that
+//     exits before it was asked to. Proc.Stop sends SIGTERM to the group and
+//     SIGKILL after StopGrace; Proc.Kill sends SIGKILL at once.
+//   - StartListServer runs cmd/fakeapi on a fixed address with seeded
+//     documents, an optional state file and history. It can be stopped,
+//     killed and restarted on the same address; its request counters are
+//     summed over restarts, and the harness's own reads of list documents
+//     are counted so that callers can subtract them.
+//   - StartManagers runs manager replicas with their own metrics and probe
+//     ports and waits until each is ready; a Manager can be stopped, killed
+//     and restarted with the same flags. Scrape reads its Prometheus metrics
+//     (ParseMetrics parses the text format) into ManagerMetrics, summed over
+//     restarts.
+//   - EnsureNamespace and ListObject create the namespace, the ExternalList
+//     for a list server's document and the Secret with its token, and wait
+//     until the list is Ready.
+//   - Entries creates, deletes and lists a labelled set of ListEntries
+//     concurrently; Poll waits for a condition with a bound and stops early
+//     when a child dies; DiffItems, KeepsOrder and Count compare a list
+//     with the wanted IDs; StuckEntries says why entries hold a phase up.
+//   - ReadCounters takes the list server's request counters and every
+//     manager's metrics at one moment; the difference of two reads is what
+//     a phase cost (Counters.Requests leaves out the harness's own reads).
+//   - Evidence saves logs, resources, events, list documents, history,
+//     stats and metrics after a failure; FindPanics scans logs for panics.
+//   - RepoRoot finds the module; FindBinaries locates bin/manager and
+//     bin/fakeapi, or builds them with go build.
+//
+// Everything listens on 127.0.0.1 only.
+//
+// # Scope and limitations
+//
+//   - Unix only: process groups and signals. On Linux a child also gets
+//     SIGKILL when the process that started it dies (Pdeathsig), as a safety
+//     net should that process itself be killed. The control plane's
+//     processes are envtest's and lack that net: always call Cluster.Stop.
+//   - Counters summed over restarts are read just before a stop or a kill;
+//     what a process did between that read and its death is not counted.
+//     A fake list server's history is per process and is not persisted.
+//   - Document decodes only documents whose IDs are at "/items".
+//   - Free ports are found by listening on port 0 and closing: another
+//     process may take one before the child binds it; the child then exits
+//     early and the Supervisor reports it. A list server start waits until
+//     its address is free, so a restart right after a kill works.
+//
+// Supervisor, Proc, ListServer and Manager are safe for concurrent use;
+// Cluster is safe once started.
+package harness

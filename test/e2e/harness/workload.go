@@ -1,0 +1,142 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package harness
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+)
+
+// DefaultWorkers is how many goroutines create or delete entries at once.
+const DefaultWorkers = 16
+
+// Entries is a set of ListEntries that a run creates and deletes: they
+// live in Namespace, point at the ExternalList List, carry Labels, and
+// each one's ID is its name. It is safe for concurrent use.
+type Entries struct {
+	Client    client.Client
+	Namespace string
+	List      string
+	// Labels mark the entries; Existing and Count select by them. Required.
+	Labels map[string]string
+	// Workers is how many goroutines create or delete at once; default
+	// DefaultWorkers.
+	Workers int
+}
+
+// Create creates a ListEntry for each name concurrently. An entry that
+// already exists counts as created.
+func (e Entries) Create(ctx context.Context, names []string) error {
+	return ForEach(ctx, orDefault(e.Workers, DefaultWorkers), names, func(ctx context.Context, name string) error {
+		le := &v1alpha1.ListEntry{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.Namespace, Labels: e.Labels},
+			Spec:       v1alpha1.ListEntrySpec{ListRef: v1alpha1.ListReference{Name: e.List}, ID: name},
+		}
+		if err := e.Client.Create(ctx, le); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create ListEntry %s: %w", name, err)
+		}
+		return nil
+	})
+}
+
+// Delete deletes the named ListEntries concurrently. One that is already
+// gone counts as deleted.
+func (e Entries) Delete(ctx context.Context, names []string) error {
+	return ForEach(ctx, orDefault(e.Workers, DefaultWorkers), names, func(ctx context.Context, name string) error {
+		le := &v1alpha1.ListEntry{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.Namespace}}
+		if err := e.Client.Delete(ctx, le); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete ListEntry %s: %w", name, err)
+		}
+		return nil
+	})
+}
+
+// Existing returns the set's ListEntries that exist, including those
+// being deleted.
+func (e Entries) Existing(ctx context.Context) ([]v1alpha1.ListEntry, error) {
+	var list v1alpha1.ListEntryList
+	if err := e.Client.List(ctx, &list, client.InNamespace(e.Namespace), client.MatchingLabels(e.Labels)); err != nil {
+		return nil, fmt.Errorf("list ListEntries: %w", err)
+	}
+	return list.Items, nil
+}
+
+// Count counts the set's ListEntries that exist, reading only their
+// metadata, which is cheaper than List for large sets.
+func (e Entries) Count(ctx context.Context) (int, error) {
+	var list metav1.PartialObjectMetadataList
+	list.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind("ListEntryList"))
+	if err := e.Client.List(ctx, &list, client.InNamespace(e.Namespace), client.MatchingLabels(e.Labels)); err != nil {
+		return 0, fmt.Errorf("list ListEntries: %w", err)
+	}
+	return len(list.Items), nil
+}
+
+// EntryNames returns n names prefix-0000 onwards.
+func EntryNames(prefix string, n int) []string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s-%04d", prefix, i)
+	}
+	return names
+}
+
+// BystanderIDs returns n IDs bystander-00 onwards: IDs that are on a list
+// before the operator touches it and must stay there, in order.
+func BystanderIDs(n int) []string {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("bystander-%02d", i)
+	}
+	return ids
+}
+
+// ForEach calls fn for every name from workers goroutines. After the first
+// error it hands out no more names, and returns that error.
+func ForEach(ctx context.Context, workers int, names []string, fn func(context.Context, string) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	work := make(chan string)
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Go(func() {
+			for name := range work {
+				if err := fn(ctx, name); err != nil {
+					cancel(err)
+				}
+			}
+		})
+	}
+feed:
+	for _, name := range names {
+		select {
+		case work <- name:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	return context.Cause(ctx)
+}
