@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/listkeeper/listkeeper/test/e2e/harness"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,8 +42,8 @@ func TestMain(m *testing.M) {
 }
 
 func runTests(m *testing.M) int {
-	assets, err := assetsDir()
-	if err != nil {
+	assets := harness.DefaultAssets("..")
+	if err := harness.CheckAssets(assets); err != nil {
 		envErr = err
 		return m.Run()
 	}
@@ -88,23 +89,6 @@ func runTests(m *testing.M) int {
 		envErr = err
 	}
 	return m.Run()
-}
-
-// assetsDir finds kube-apiserver and etcd: $KUBEBUILDER_ASSETS if set, else
-// bin/k8s of the repository.
-func assetsDir() (string, error) {
-	var candidates []string
-	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
-		candidates = append(candidates, dir)
-	}
-	candidates = append(candidates, filepath.Join("..", "bin", "k8s"))
-	for _, dir := range candidates {
-		if isFile(filepath.Join(dir, "kube-apiserver")) && isFile(filepath.Join(dir, "etcd")) {
-			return dir, nil
-		}
-	}
-	return "", fmt.Errorf("no kube-apiserver and etcd in %v: run `make envtest-assets` "+
-		"(or set KUBEBUILDER_ASSETS to a directory holding them)", candidates)
 }
 
 func isFile(p string) bool {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/listkeeper/listkeeper/test/e2e/harness"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -78,8 +79,8 @@ func runTests(m *testing.M) int {
 	defer hs.Close()
 	sharedListsURL = hs.URL
 
-	assets, err := assetsDir()
-	if err != nil {
+	assets := harness.DefaultAssets(repoRoot)
+	if err := harness.CheckAssets(assets); err != nil {
 		envErr = err
 		return m.Run()
 	}
@@ -108,28 +109,6 @@ func runTests(m *testing.M) int {
 		envErr = fmt.Errorf("create client: %w", err)
 	}
 	return m.Run()
-}
-
-// assetsDir finds kube-apiserver and etcd: $KUBEBUILDER_ASSETS if set, else
-// bin/k8s of the repository.
-func assetsDir() (string, error) {
-	candidates := []string{}
-	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
-		candidates = append(candidates, dir)
-	}
-	candidates = append(candidates, filepath.Join(repoRoot, "bin", "k8s"))
-	for _, dir := range candidates {
-		if fileExists(filepath.Join(dir, "kube-apiserver")) && fileExists(filepath.Join(dir, "etcd")) {
-			return dir, nil
-		}
-	}
-	return "", fmt.Errorf("no kube-apiserver and etcd in %v: run `make envtest-assets` "+
-		"(or set KUBEBUILDER_ASSETS to a directory holding them)", candidates)
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
 }
 
 // requireEnv fails the test (it never skips) when the control plane is not
