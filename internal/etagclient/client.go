@@ -206,8 +206,7 @@ func (c *Client) submit(ch Change, read bool, notify func()) *op {
 	if c.closed {
 		// A caller that got the client just before it was closed (a list
 		// whose configuration changed) learns it at once and retries.
-		o.err = fmt.Errorf("change to %s: %w", c.safeURL, ErrClosed)
-		o.finish()
+		o.fail(fmt.Errorf("change to %s: %w", c.safeURL, ErrClosed))
 		return o
 	}
 	c.pending = append(c.pending, o)
@@ -320,19 +319,29 @@ func (c *Client) takePending(last bool) []*op {
 // complete finishes every op of the batch with err, or with the state of the
 // list when err is nil.
 func (c *Client) complete(batch []*op, written bool, err error) {
-	now := time.Now()
-	snap := c.snapshot()
+	now, snap := time.Now(), c.snapshot()
 	for _, o := range batch {
-		o.err = err
-		if err == nil {
-			o.res = Result{ETag: snap.ETag, Items: len(snap.Items), Written: written}
-			o.snap = snap
-			if !o.read {
-				c.cfg.observer.Committed(now.Sub(o.submitted))
-			}
+		if err != nil {
+			o.fail(err)
+		} else {
+			c.succeed(o, snap, written, now)
 		}
-		o.finish()
 	}
+}
+
+// succeed finishes o as committed (or already holding) on snap.
+func (c *Client) succeed(o *op, snap Snapshot, written bool, now time.Time) {
+	o.res = Result{ETag: snap.ETag, Items: len(snap.Items), Written: written}
+	o.snap = snap
+	if !o.read {
+		c.cfg.observer.Committed(now.Sub(o.submitted))
+	}
+	o.finish()
+}
+
+func (o *op) fail(err error) {
+	o.err = err
+	o.finish()
 }
 
 func (o *op) finish() {
@@ -484,55 +493,41 @@ func (c *Client) settleHeld(batch []*op) []*op {
 	if c.doc != nil && !c.absent {
 		items = c.doc.Items()
 	}
-	snap := c.snapshot()
-	now := time.Now()
+	now, snap := time.Now(), c.snapshot()
 	rest := batch[:0:0]
 	writes := 0
 	for _, o := range batch {
-		if o.read || !Holds(items, o.change) {
+		switch {
+		case o.read:
 			rest = append(rest, o)
-			writes += boolToInt(!o.read)
-			continue
+		case Holds(items, o.change):
+			c.succeed(o, snap, false, now)
+		default:
+			rest = append(rest, o)
+			writes++
 		}
-		o.res = Result{ETag: snap.ETag, Items: len(snap.Items)}
-		o.snap = snap
-		c.cfg.observer.Committed(now.Sub(o.submitted))
-		o.finish()
 	}
 	if writes == 0 {
-		if len(rest) > 0 || len(batch) > 0 {
-			c.cfg.observer.Write(WriteUnchanged)
-		}
+		c.cfg.observer.Write(WriteUnchanged)
 		c.complete(rest, false, nil)
 		return nil
 	}
 	return rest
 }
 
-func boolToInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // completeAbsent finishes a batch against a document that does not exist and
-// may not be created: removals hold trivially, additions fail.
+// may not be created. settleHeld has already completed the changes that
+// hold on it (removals); what is left are reads, which see an empty list,
+// and additions, which fail.
 func (c *Client) completeAbsent(batch []*op) {
 	c.cfg.observer.Write(WriteUnchanged)
-	snap := Snapshot{Items: []string{}}
-	now := time.Now()
+	now, snap := time.Now(), Snapshot{Items: []string{}}
 	for _, o := range batch {
-		if len(o.change.Add) > 0 {
-			o.err = fmt.Errorf("update %s: %w", c.safeURL, ErrNotFound)
+		if o.read {
+			c.succeed(o, snap, false, now)
 		} else {
-			o.res = Result{}
-			o.snap = snap
-			if !o.read {
-				c.cfg.observer.Committed(now.Sub(o.submitted))
-			}
+			o.fail(fmt.Errorf("update %s: %w", c.safeURL, ErrNotFound))
 		}
-		o.finish()
 	}
 }
 

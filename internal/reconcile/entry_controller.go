@@ -173,8 +173,8 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, entry *v1alpha1.L
 		// Another live entry holds the ID. A removal this entry submitted
 		// earlier may have taken it off meanwhile: put it back.
 		if r.flights.forget(client.ObjectKeyFromObject(entry)) {
-			if _, err := cl.Update(ctx, etagclient.Change{Add: []string{entry.Spec.ID}}); err != nil {
-				return ctrl.Result{}, fmt.Errorf("restore ID held by another entry: %w", err)
+			if err := repair(ctx, cl, entry.Spec.ID, true); err != nil {
+				return ctrl.Result{}, err
 			}
 		}
 	} else {
@@ -247,10 +247,7 @@ func (r *EntryReconciler) deletedMeanwhile(ctx context.Context, entry *v1alpha1.
 		return true, err
 	}
 	r.flights.forget(client.ObjectKeyFromObject(entry))
-	if _, err := cl.Update(ctx, etagclient.Change{Remove: []string{entry.Spec.ID}}); err != nil {
-		return true, fmt.Errorf("take back ID of deleted entry: %w", err)
-	}
-	return true, nil
+	return true, repair(ctx, cl, entry.Spec.ID, false)
 }
 
 // settleOrphan drops the flight that an entry no longer under name (uid is
@@ -282,8 +279,19 @@ func (r *EntryReconciler) restoreIfHeld(ctx context.Context, entry *v1alpha1.Lis
 	if err != nil || !held {
 		return err
 	}
-	if _, err := cl.Update(ctx, etagclient.Change{Add: []string{entry.Spec.ID}}); err != nil {
-		return fmt.Errorf("restore ID held by another entry: %w", err)
+	return repair(ctx, cl, entry.Spec.ID, true)
+}
+
+// repair puts id back on the list (present) or takes it off, waiting for the
+// write: the corrections that follow a race between replicas are rare and
+// must be done before the entry's finalizer or status moves on.
+func repair(ctx context.Context, cl *etagclient.Client, id string, present bool) error {
+	ch, what := etagclient.Change{Remove: []string{id}}, "take back ID %q of a deleted entry: %w"
+	if present {
+		ch, what = etagclient.Change{Add: []string{id}}, "restore ID %q held by another entry: %w"
+	}
+	if _, err := cl.Update(ctx, ch); err != nil {
+		return fmt.Errorf(what, id, err)
 	}
 	return nil
 }
