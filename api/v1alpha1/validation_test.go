@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/listkeeper/listkeeper/test/e2e/harness"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,9 +45,6 @@ import (
 const testNamespace = "default"
 
 var (
-	// localAssets is where `make envtest-assets` puts kube-apiserver and etcd.
-	localAssets = filepath.Join("..", "..", "bin", "k8s")
-
 	k8sClient  client.Client
 	skipReason string // set when no envtest binaries can be found
 	envErr     error  // set when envtest was found but could not start
@@ -57,14 +55,9 @@ func TestMain(m *testing.M) {
 }
 
 func runTests(m *testing.M) int {
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		if _, err := os.Stat(filepath.Join(localAssets, "kube-apiserver")); err == nil {
-			assets = localAssets
-		}
-	}
-	if assets == "" {
-		skipReason = "KUBEBUILDER_ASSETS is unset and " + localAssets + " has no kube-apiserver; run `make envtest-assets`"
+	assets := harness.DefaultAssets(filepath.Join("..", ".."))
+	if err := harness.CheckAssets(assets); err != nil && os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		skipReason = err.Error()
 		return m.Run()
 	}
 
