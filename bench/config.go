@@ -48,6 +48,9 @@ const (
 	// DefaultMicroListSize IDs.
 	DefaultMicroListSize = 100_000
 	DefaultMicroChanges  = 100
+	// DefaultSettleChanges is how many changes the settle measurement
+	// decides on, on a list of MicroListSize IDs.
+	DefaultSettleChanges = 64
 	// DefaultMicroReps is how often the micro-measurement is repeated; the
 	// report shows medians.
 	DefaultMicroReps = 9

@@ -111,6 +111,16 @@ func WriteMarkdown(w io.Writer, res *Results) error {
 			m.ServerHandleMs, floats(m.ServerHandleAll), m.Ratio, m.ProcessAllocMiB, m.ServerAllocMiB, m.ClientAllocMiB, m.BaseHeapMiB, m.PeakHeapMiB)
 	}
 
+	if st := res.Settle; st != nil {
+		p("## Settle: which changes of a cycle already hold\n\n")
+		p("`etagclient.Settled` for %d single-ID changes on a list of %d IDs, against one `etagclient.Apply` of all of them. "+
+			"Medians of %d reps.\n\n", st.Changes, st.ListSize, st.Reps)
+		p("| step | ms | MiB allocated |\n|---|---:|---:|\n")
+		p("| Settled (one pass) | %.2f | %.2f |\n| one Apply | %.2f | %.2f |\n\n",
+			st.SettleMs, st.SettleMiB, st.ApplyMs, st.ApplyMiB)
+		p("Settled / Apply: %.2fx.\n\n", st.Ratio)
+	}
+
 	if len(res.Targets) > 0 {
 		p("## Targets\n\n| target | want | got | met |\n|---|---|---|---|\n")
 		for _, t := range res.Targets {

@@ -45,6 +45,7 @@ type Results struct {
 	Sweep    []RunResult      `json:"sweep,omitempty"`
 	Physical []PhysicalResult `json:"physical,omitempty"`
 	Micro    *MicroResult     `json:"micro,omitempty"`
+	Settle   *SettleResult    `json:"settle,omitempty"`
 	Targets  []TargetCheck    `json:"targets,omitempty"`
 	// Failures lists runs that could not be measured at all.
 	Failures []string `json:"failures,omitempty"`
@@ -138,6 +139,13 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		} else {
 			progress("micro           %d changes on %d IDs: client %.2f ms, server %.2f ms, ratio %.2fx", m.Changes, m.ListSize, m.ClientWriteMs, m.ServerHandleMs, m.Ratio)
 			res.Micro = &m
+		}
+		s, err := measureSettle(cfg.MicroListSize, DefaultSettleChanges, cfg.MicroReps)
+		if err != nil {
+			res.Failures = append(res.Failures, fmt.Sprintf("settle: %v", err))
+		} else {
+			progress("settle          %d changes on %d IDs: %.2f ms (%.1f MiB), one Apply %.2f ms (%.1f MiB), ratio %.2fx", s.Changes, s.ListSize, s.SettleMs, s.SettleMiB, s.ApplyMs, s.ApplyMiB, s.Ratio)
+			res.Settle = &s
 		}
 	}
 	res.Targets = checkTargets(res)

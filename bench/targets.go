@@ -117,6 +117,13 @@ func checkTargets(res *Results) []TargetCheck {
 			Met: lk.ReqPerChange <= targetReqPerChange && !lk.TimedOut,
 		})
 	}
+	if st := res.Settle; st != nil {
+		out = append(out, TargetCheck{
+			Name: fmt.Sprintf("settle %d changes on %d IDs, against one Apply", st.Changes, st.ListSize),
+			Want: "<= 2x", Got: fmt.Sprintf("%.2fx (%.2f vs %.2f ms)", st.Ratio, st.SettleMs, st.ApplyMs),
+			Met: st.Ratio <= 2,
+		})
+	}
 	for _, r := range res.Runs {
 		mustNotLose := r.Strategy == StrategyListkeeper || r.Strategy == StrategyOCCJitter ||
 			(r.Strategy == StrategyMutex && r.Replicas == 1)

@@ -67,12 +67,40 @@ func (c Change) IsZero() bool {
 // from items. items is never modified; when nothing changes, items itself is
 // returned. Apply is pure: it is the whole of the client's decision logic.
 func Apply(items []string, changes ...Change) ([]string, bool) {
-	// The fold of a sequence of set operations over one ID, starting from
-	// whether the ID is present: RetainOnly S -> present && id in S, then
-	// Add -> present, Remove -> absent. IDs named by an Add or a Remove are
-	// folded one by one; every other ID is affected only by the RetainOnly
-	// sets. Each step is a map look-up, so a batch costs
-	// O(len(items) + IDs named x len(changes)).
+	plan := planEdit(items, changes)
+	if !plan.changed {
+		return items, false
+	}
+	out := make([]string, 0, len(items)+len(plan.add))
+	for i, it := range items {
+		if plan.drop == nil || !plan.drop[i] {
+			out = append(out, it)
+		}
+	}
+	return append(out, plan.add...), true
+}
+
+// Holds reports whether applying the changes to items would change nothing.
+func Holds(items []string, changes ...Change) bool {
+	return !planEdit(items, changes).changed
+}
+
+// editPlan is what a sequence of changes does to a list: which of its items
+// go (by index; nil when none does) and which IDs are appended.
+type editPlan struct {
+	drop    []bool
+	add     []string
+	changed bool
+}
+
+// planEdit folds the changes, in order, over items in one pass over the
+// items. The fold of a sequence of set operations over one ID, starting from
+// whether the ID is present, is: RetainOnly S -> present && id in S, then
+// Add -> present, Remove -> absent. IDs named by an Add or a Remove are
+// folded one by one; every other ID is affected only by the RetainOnly sets.
+// Each step is a map look-up, so a batch costs O(len(items) + IDs named x
+// len(changes)).
+func planEdit(items []string, changes []Change) editPlan {
 	sets := make([]changeSets, len(changes))
 	named := make(map[string]bool) // id -> present after the fold
 	var order []string             // IDs named by Add, in first-seen order
@@ -112,9 +140,11 @@ func Apply(items []string, changes ...Change) ([]string, bool) {
 		}
 	}
 
-	out := make([]string, 0, len(items)+len(order))
-	changed := false
-	for _, it := range items {
+	var plan editPlan
+	if len(named) == 0 && len(retains) == 0 {
+		return plan
+	}
+	for i, it := range items {
 		keep, isNamed := named[it]
 		if isNamed {
 			present[it] = true
@@ -123,28 +153,21 @@ func Apply(items []string, changes ...Change) ([]string, bool) {
 		} else {
 			keep = true
 		}
-		if keep {
-			out = append(out, it)
-		} else {
-			changed = true
+		if !keep {
+			if plan.drop == nil {
+				plan.drop = make([]bool, len(items))
+			}
+			plan.drop[i] = true
+			plan.changed = true
 		}
 	}
 	for _, id := range order {
 		if named[id] && !present[id] {
-			out = append(out, id)
-			changed = true
+			plan.add = append(plan.add, id)
+			plan.changed = true
 		}
 	}
-	if !changed {
-		return items, false
-	}
-	return out, true
-}
-
-// Holds reports whether applying the changes to items would change nothing.
-func Holds(items []string, changes ...Change) bool {
-	_, changed := Apply(items, changes...)
-	return !changed
+	return plan
 }
 
 type changeSets struct {

@@ -2,6 +2,8 @@ package etagclient_test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -25,16 +27,20 @@ func (c *closeRecorder) CloseIdleConnections() {
 	c.Transport.CloseIdleConnections()
 }
 
-// TestCloseClosesIdleConnections checks that Close closes the keep-alive
-// connections the Client left idle, as its doc says, both on the shared
-// default transport and on a transport given with WithHTTPClient.
+// TestCloseClosesIdleConnections checks which keep-alive connections Close
+// drops: those of a transport the Client built for itself (a TLS config),
+// never those of the shared default transport or of a transport given with
+// WithHTTPClient, which other lists' Clients use too.
 func TestCloseClosesIdleConnections(t *testing.T) {
 	tests := []struct {
-		name   string
-		custom bool
+		name      string
+		custom    bool
+		tls       bool
+		wantClose bool
 	}{
-		{name: "default shared transport"},
-		{name: "WithHTTPClient", custom: true},
+		{name: "default shared transport: kept"},
+		{name: "WithHTTPClient: kept", custom: true},
+		{name: "own transport for a TLS config: closed", tls: true, wantClose: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,7 +56,11 @@ func TestCloseClosesIdleConnections(t *testing.T) {
 					once.Do(func() { close(closed) })
 				}
 			}
-			ts.Start()
+			if tt.tls {
+				ts.StartTLS()
+			} else {
+				ts.Start()
+			}
 			t.Cleanup(ts.Close)
 			if _, err := api.Set(listPath, []byte(`["a"]`)); err != nil {
 				t.Fatal(err)
@@ -61,6 +71,11 @@ func TestCloseClosesIdleConnections(t *testing.T) {
 			if tt.custom {
 				opts = append(opts, etagclient.WithHTTPClient(&http.Client{Transport: rec}))
 			}
+			if tt.tls {
+				pool := x509.NewCertPool()
+				pool.AddCert(ts.Certificate())
+				opts = append(opts, etagclient.WithTLSConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}))
+			}
 			c, err := etagclient.New(ts.URL+listPath, opts...)
 			if err != nil {
 				t.Fatal(err)
@@ -70,13 +85,22 @@ func TestCloseClosesIdleConnections(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.Close()
+			wait := 200 * time.Millisecond
+			if tt.wantClose {
+				wait = 5 * time.Second
+			}
 			select {
 			case <-closed:
-			case <-time.After(5 * time.Second):
-				t.Fatal("the idle connection is still open 5s after Close")
+				if !tt.wantClose {
+					t.Fatal("Close dropped an idle connection of a transport that other Clients share")
+				}
+			case <-time.After(wait):
+				if tt.wantClose {
+					t.Fatal("the idle connection of the Client's own transport is still open 5s after Close")
+				}
 			}
-			if tt.custom && rec.closes.Load() == 0 {
-				t.Error("Close did not call CloseIdleConnections on the given transport")
+			if tt.custom && rec.closes.Load() != 0 {
+				t.Error("Close called CloseIdleConnections on the caller's transport")
 			}
 		})
 	}

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Pointer is a parsed RFC 6901 JSON pointer: the reference tokens, unescaped.
@@ -48,17 +48,31 @@ func (p Pointer) String() string {
 }
 
 // Document is a JSON document with the byte span of its items array located.
-// Everything outside the span is kept byte for byte on write. A Document is
-// immutable and safe to share.
+// Everything outside the span is kept byte for byte on write, and so is every
+// item that a write does not touch. A Document is immutable and safe to
+// share.
 type Document struct {
 	raw        []byte
 	start, end int      // raw[start:end] is the items array
 	items      []string // the decoded items
+	// spans[2i], spans[2i+1] delimit item i in raw, quotes included, so an
+	// item another writer put there is written back exactly as it came,
+	// escapes and all, even when it does not survive a decode ("\ud800").
+	spans []int32
 }
 
+// maxDocumentBytes is the largest document a Document can hold: item spans
+// are stored as int32 offsets.
+const maxDocumentBytes = 1<<31 - 1
+
 // ParseDocument checks that raw is one JSON value, finds the array that p
-// points at, and decodes it as strings. Errors wrap ErrNotJSON or ErrNotArray.
+// points at, and decodes it as strings. Errors wrap ErrNotJSON or ErrNotArray;
+// an object on the pointer's path that has the next token as a key twice
+// wraps ErrDuplicateKey.
 func ParseDocument(raw []byte, p Pointer) (*Document, error) {
+	if len(raw) > maxDocumentBytes {
+		return nil, fmt.Errorf("%w: %d bytes", ErrTooLarge, len(raw))
+	}
 	if !json.Valid(raw) {
 		return nil, ErrNotJSON
 	}
@@ -66,29 +80,69 @@ func ParseDocument(raw []byte, p Pointer) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	var items []string
 	if raw[start] != '[' {
 		return nil, fmt.Errorf("%w: %s is not an array", ErrNotArray, describe(p))
 	}
-	if err := json.Unmarshal(raw[start:end], &items); err != nil {
-		return nil, fmt.Errorf("%w: %s holds a value that is not a string", ErrNotArray, describe(p))
+	items, spans, err := scanStrings(raw, start, end)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s %v", ErrNotArray, describe(p), err)
 	}
-	if slices.Contains(items, "") && hasNull(raw[start:end]) {
-		// encoding/json turns null into "" in a []string.
-		return nil, fmt.Errorf("%w: %s holds null", ErrNotArray, describe(p))
-	}
-	if items == nil {
-		items = []string{}
-	}
-	return &Document{raw: raw, start: start, end: end, items: items}, nil
+	return &Document{raw: raw, start: start, end: end, items: items, spans: spans}, nil
 }
 
-func hasNull(arr []byte) bool {
-	var ptrs []*string
-	if err := json.Unmarshal(arr, &ptrs); err != nil {
-		return true
+// scanStrings decodes the array raw[start:end], which is valid JSON, as
+// strings, and returns each item's span. Items without escapes are taken as
+// they are, the common case on large lists; the others go through
+// encoding/json.
+func scanStrings(raw []byte, start, end int) ([]string, []int32, error) {
+	items := []string{}
+	var spans []int32
+	i := start + 1
+	for {
+		i = skipSeparators(raw, i, end)
+		if i >= end || raw[i] == ']' {
+			return items, spans, nil
+		}
+		if raw[i] != '"' {
+			if bytes.HasPrefix(raw[i:end], []byte("null")) {
+				return nil, nil, errors.New("holds null")
+			}
+			return nil, nil, errors.New("holds a value that is not a string")
+		}
+		j, escaped := i+1, false
+		for raw[j] != '"' {
+			if raw[j] == '\\' {
+				escaped = true
+				j++
+			}
+			j++
+		}
+		j++ // past the closing quote
+		tok := raw[i:j]
+		var s string
+		if !escaped && utf8.Valid(tok) {
+			s = string(tok[1 : len(tok)-1])
+		} else if err := json.Unmarshal(tok, &s); err != nil {
+			return nil, nil, fmt.Errorf("holds an undecodable string: %v", err)
+		}
+		items = append(items, s)
+		spans = append(spans, int32(i), int32(j))
+		i = j
 	}
-	return slices.Contains(ptrs, nil)
+}
+
+// skipSeparators returns the index of the first byte at or after i, before
+// end, that is not JSON white space or a comma.
+func skipSeparators(raw []byte, i, end int) int {
+	for i < end {
+		switch raw[i] {
+		case ' ', '\t', '\n', '\r', ',':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
 }
 
 // Items returns the IDs on the list, in order. The slice must not be modified.
@@ -98,54 +152,104 @@ func (d *Document) Items() []string { return d.items }
 // modified.
 func (d *Document) Bytes() []byte { return d.raw }
 
-// WithItems returns a new document that is d with its items array replaced by
-// items. Every byte outside the array stays as it was.
-func (d *Document) WithItems(items []string) (*Document, error) {
-	if items == nil {
-		items = []string{}
+// Outside returns the bytes before and after the items array: what a write
+// must never change. The slices must not be modified.
+func (d *Document) Outside() (before, after []byte) { return d.raw[:d.start], d.raw[d.end:] }
+
+// ItemBytes returns item i as it appears in the document, quotes and
+// escapes included. It must not be modified.
+func (d *Document) ItemBytes(i int) []byte { return d.raw[d.spans[2*i]:d.spans[2*i+1]] }
+
+// Apply returns the document with the changes applied in order (see the
+// package function Apply), and whether anything changed. When nothing
+// changes, d itself is returned. Items that stay keep their exact bytes;
+// added items are encoded without HTML escaping; the array is written
+// without white space between items.
+func (d *Document) Apply(changes ...Change) (*Document, bool, error) {
+	plan := planEdit(d.items, changes)
+	if !plan.changed {
+		return d, false, nil
 	}
-	encoded, err := encodeStrings(items)
+	next, err := d.rewrite(plan)
 	if err != nil {
-		return nil, fmt.Errorf("encode items: %w", err)
+		return nil, false, err
 	}
-	raw := make([]byte, 0, len(d.raw)-(d.end-d.start)+len(encoded))
-	raw = append(raw, d.raw[:d.start]...)
-	raw = append(raw, encoded...)
-	raw = append(raw, d.raw[d.end:]...)
-	return &Document{raw: raw, start: d.start, end: d.start + len(encoded), items: items}, nil
+	return next, true, nil
 }
 
-// encodeStrings encodes a JSON array of strings without HTML escaping. IDs
-// of plain printable ASCII, by far the common case, are copied as they are;
-// any other goes through encoding/json. On a list of 100,000 IDs this is
-// several times faster than encoding the slice by reflection.
-func encodeStrings(items []string) ([]byte, error) {
-	n := 2
-	for _, it := range items {
-		n += len(it) + 3
+// WithItems returns a new document that is d with its items array replaced by
+// items, all of them freshly encoded. Every byte outside the array stays as
+// it was.
+func (d *Document) WithItems(items []string) (*Document, error) {
+	drop := make([]bool, len(d.items))
+	for i := range drop {
+		drop[i] = true
 	}
-	out := make([]byte, 0, n)
-	out = append(out, '[')
+	return d.rewrite(editPlan{drop: drop, add: items, changed: true})
+}
+
+// rewrite builds the document that plan describes: d's kept items, byte for
+// byte, then the added ones.
+func (d *Document) rewrite(plan editPlan) (*Document, error) {
+	n := d.end - d.start + 2
+	for _, id := range plan.add {
+		n += len(id) + 3
+	}
+	arr := make([]byte, 0, n)
+	arr = append(arr, '[')
+	items := make([]string, 0, len(d.items)+len(plan.add))
+	spans := make([]int32, 0, 2*cap(items))
+	for i, it := range d.items {
+		if plan.drop != nil && plan.drop[i] {
+			continue
+		}
+		if len(items) > 0 {
+			arr = append(arr, ',')
+		}
+		at := d.start + len(arr)
+		arr = append(arr, d.raw[d.spans[2*i]:d.spans[2*i+1]]...)
+		items = append(items, it)
+		spans = append(spans, int32(at), int32(d.start+len(arr)))
+	}
+	for _, id := range plan.add {
+		if len(items) > 0 {
+			arr = append(arr, ',')
+		}
+		at := d.start + len(arr)
+		var err error
+		if arr, err = appendString(arr, id); err != nil {
+			return nil, fmt.Errorf("encode item: %w", err)
+		}
+		items = append(items, id)
+		spans = append(spans, int32(at), int32(d.start+len(arr)))
+	}
+	arr = append(arr, ']')
+	if len(d.raw)-(d.end-d.start)+len(arr) > maxDocumentBytes {
+		return nil, fmt.Errorf("%w: the new document would exceed 2 GiB", ErrTooLarge)
+	}
+	raw := make([]byte, 0, len(d.raw)-(d.end-d.start)+len(arr))
+	raw = append(raw, d.raw[:d.start]...)
+	raw = append(raw, arr...)
+	raw = append(raw, d.raw[d.end:]...)
+	return &Document{raw: raw, start: d.start, end: d.start + len(arr), items: items, spans: spans}, nil
+}
+
+// appendString appends s as a JSON string, without HTML escaping. Plain
+// printable ASCII, by far the common case, is copied as it is; anything else
+// goes through encoding/json.
+func appendString(dst []byte, s string) ([]byte, error) {
+	if plainASCII(s) {
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"'), nil
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	for i, it := range items {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		if plainASCII(it) {
-			out = append(out, '"')
-			out = append(out, it...)
-			out = append(out, '"')
-			continue
-		}
-		buf.Reset()
-		if err := enc.Encode(it); err != nil {
-			return nil, err
-		}
-		out = append(out, bytes.TrimRight(buf.Bytes(), "\n")...)
+	if err := enc.Encode(s); err != nil {
+		return nil, err
 	}
-	return append(out, ']'), nil
+	return append(dst, bytes.TrimRight(buf.Bytes(), "\n")...), nil
 }
 
 // plainASCII reports whether s needs no escaping in a JSON string.
@@ -181,76 +285,109 @@ func describe(p Pointer) string {
 }
 
 // findSpan returns the byte span of the value that p points at in raw, which
-// must be valid JSON.
+// must be valid JSON. Every object on the way must name the next token only
+// once: parsers disagree about which duplicate wins (most take the last), so
+// editing one of them could change a list that others read differently.
 func findSpan(raw []byte, p Pointer) (int, int, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
+	start, end := 0, len(raw)
+	for start < end && isSpace(raw[start]) {
+		start++
+	}
+	for end > start && isSpace(raw[end-1]) {
+		end--
+	}
 	for depth, tok := range p {
-		t, err := dec.Token()
-		if err != nil {
-			return 0, 0, fmt.Errorf("%w: %v", ErrNotJSON, err)
-		}
-		delim, _ := t.(json.Delim)
-		switch delim {
+		var err error
+		switch raw[start] {
 		case '{':
-			if err := seekKey(dec, tok); err != nil {
-				return 0, 0, fmt.Errorf("%w: %s: %v", ErrNotArray, describe(p[:depth+1]), err)
-			}
+			start, end, err = memberSpan(raw, start, end, tok)
 		case '[':
-			if err := seekIndex(dec, tok); err != nil {
-				return 0, 0, fmt.Errorf("%w: %s: %v", ErrNotArray, describe(p[:depth+1]), err)
-			}
+			start, end, err = elementSpan(raw, start, end, tok)
 		default:
 			return 0, 0, fmt.Errorf("%w: %s: not an object or array", ErrNotArray, describe(p[:depth]))
 		}
+		switch {
+		case errors.Is(err, errDuplicateMember):
+			return 0, 0, fmt.Errorf("%w: %s: %v", ErrDuplicateKey, describe(p[:depth+1]), err)
+		case err != nil:
+			return 0, 0, fmt.Errorf("%w: %s: %v", ErrNotArray, describe(p[:depth+1]), err)
+		}
 	}
-	start := skipSpace(raw, int(dec.InputOffset()))
-	if err := skipValue(dec); err != nil {
-		return 0, 0, fmt.Errorf("%w: %v", ErrNotJSON, err)
-	}
-	return start, int(dec.InputOffset()), nil
+	return start, end, nil
 }
 
-var errNoSuchMember = errors.New("no such member")
+var (
+	errNoSuchMember    = errors.New("no such member")
+	errDuplicateMember = errors.New("the key appears more than once in its object")
+)
 
-// seekKey advances dec, positioned just after '{', to just before the value of
-// key. The decoder's offset then points at the ':' (or the space before it).
-func seekKey(dec *json.Decoder, key string) error {
+// memberSpan returns the span of the value of key in the object
+// raw[start:end], after checking that no other member has that key.
+func memberSpan(raw []byte, start, end int, key string) (int, int, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw[start:end]))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil { // '{'
+		return 0, 0, err
+	}
+	vs, ve := -1, -1
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return err
+			return 0, 0, err
 		}
-		if k, _ := t.(string); k == key {
-			return nil
+		k, _ := t.(string)
+		if k != key {
+			if err := skipValue(dec); err != nil {
+				return 0, 0, err
+			}
+			continue
 		}
+		if vs >= 0 {
+			return 0, 0, errDuplicateMember
+		}
+		vs = skipSpace(raw, start+int(dec.InputOffset()))
 		if err := skipValue(dec); err != nil {
-			return err
+			return 0, 0, err
 		}
+		ve = start + int(dec.InputOffset())
 	}
-	return errNoSuchMember
+	if vs < 0 {
+		return 0, 0, errNoSuchMember
+	}
+	return vs, ve, nil
 }
 
-// seekIndex advances dec, positioned just after '[', to just before element
-// tok (a decimal index without leading zeros).
-func seekIndex(dec *json.Decoder, tok string) error {
+// elementSpan returns the span of element tok (a decimal index without
+// leading zeros) of the array raw[start:end].
+func elementSpan(raw []byte, start, end int, tok string) (int, int, error) {
 	n, err := strconv.Atoi(tok)
 	if err != nil || n < 0 || (len(tok) > 1 && tok[0] == '0') {
-		return fmt.Errorf("%q is not an array index", tok)
+		return 0, 0, fmt.Errorf("%q is not an array index", tok)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw[start:end]))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil { // '['
+		return 0, 0, err
 	}
 	for i := 0; i < n; i++ {
 		if !dec.More() {
-			return errNoSuchMember
+			return 0, 0, errNoSuchMember
 		}
 		if err := skipValue(dec); err != nil {
-			return err
+			return 0, 0, err
 		}
 	}
 	if !dec.More() {
-		return errNoSuchMember
+		return 0, 0, errNoSuchMember
 	}
-	return nil
+	vs := skipSpace(raw, start+int(dec.InputOffset()))
+	if err := skipValue(dec); err != nil {
+		return 0, 0, err
+	}
+	return vs, start + int(dec.InputOffset()), nil
 }
+
+func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
 
 // skipValue consumes one whole value. Decoding into a RawMessage uses the
 // decoder's fast scanner instead of one Token call per element, which matters

@@ -12,7 +12,7 @@ import (
 var (
 	// ErrNotFound means the document does not exist (404) and the change
 	// needs it, either because creation is off or because the change adds IDs
-	// only to an existing document.
+	// only to an existing document. A 404 to a PUT is ErrNotFound too.
 	ErrNotFound = errors.New("list document not found")
 
 	// ErrUnsafeServer means the server cannot support a safe conditional
@@ -22,16 +22,27 @@ var (
 
 	// ErrInvalidDocument means the document could not be read properly: it
 	// is not JSON, the items pointer does not lead to an array of strings,
-	// or it exceeds the size limit. Nothing is written.
+	// an object on the pointer's path has a duplicate key, or it exceeds the
+	// size limit. Nothing is written.
 	ErrInvalidDocument = errors.New("invalid list document")
 
-	// ErrConflictRetriesExhausted means every write attempt lost to another
-	// writer (412) until the conflict policy's limit.
+	// ErrConflictRetriesExhausted means every write attempt that carried the
+	// change lost to another writer (412, or a status the server declares a
+	// conflict, see WithConflictStatuses) until the conflict policy's limit.
 	ErrConflictRetriesExhausted = errors.New("conflict retries exhausted")
 
+	// ErrUnauthorized means the server refused the credentials (401) or
+	// the access (403).
+	ErrUnauthorized = errors.New("list server refused the credentials")
+
+	// ErrRejected means the server refused the request as such (400, 405,
+	// 409 when it is not declared a conflict, 411, 413, 415, 422), or
+	// redirected a write. Repeating it unchanged cannot help.
+	ErrRejected = errors.New("list server rejected the request")
+
 	// ErrUnreachable means the server could not be reached or kept failing
-	// (connection errors, timeouts, 5xx or 429 after transport retries, or an
-	// unexpected status code).
+	// (connection errors, timeouts, 5xx or 429 after transport retries, or
+	// another unexpected status code).
 	ErrUnreachable = errors.New("list server unreachable")
 )
 
@@ -48,16 +59,32 @@ var (
 	ErrNotJSON = fmt.Errorf("%w: body is not JSON", ErrInvalidDocument)
 	// ErrNotArray: the items pointer does not resolve to an array of strings.
 	ErrNotArray = fmt.Errorf("%w: items pointer does not lead to an array of strings", ErrInvalidDocument)
+	// ErrDuplicateKey: an object on the items pointer's path has the next
+	// key more than once. Parsers disagree about which one counts, so the
+	// client edits neither.
+	ErrDuplicateKey = fmt.Errorf("%w: duplicate key on the items pointer's path", ErrInvalidDocument)
 	// ErrTooLarge: the body exceeds the size limit.
 	ErrTooLarge = fmt.Errorf("%w: body exceeds the size limit", ErrInvalidDocument)
 
 	// ErrRedirect: the server redirected to another origin; the client does
 	// not follow it, so headers from Secrets never leave for another host.
 	ErrRedirect = fmt.Errorf("%w: redirect to another origin refused", ErrUnreachable)
+
+	// ErrWriteRedirected: the server answered a PUT with a redirect. A write
+	// is never followed to another URL (Go would turn it into a GET, and its
+	// 200 would look like a commit); the list's URL must name the document
+	// itself.
+	ErrWriteRedirected = fmt.Errorf("%w: write redirected", ErrRejected)
+
+	// ErrClosed: the Client was closed before the change completed. The
+	// change may have been applied if a write was in flight.
+	ErrClosed = errors.New("client closed")
 )
 
 // StatusError reports an HTTP status the protocol does not expect. It wraps
-// ErrUnreachable.
+// the class that the status belongs to: ErrNotFound (404), ErrUnauthorized
+// (401, 403), ErrRejected (400, 405, 409, 411, 413, 415, 422) or
+// ErrUnreachable (everything else).
 type StatusError struct {
 	// Method is the request method.
 	Method string
@@ -70,5 +97,21 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("%s: unexpected status %d %s", e.Method, e.Code, http.StatusText(e.Code))
 }
 
-// Unwrap makes StatusError match ErrUnreachable.
-func (e *StatusError) Unwrap() error { return ErrUnreachable }
+// Unwrap returns the error class of the status.
+func (e *StatusError) Unwrap() error { return statusClass(e.Code) }
+
+// statusClass maps a status that ended a request to its error class.
+func statusClass(code int) error {
+	switch code {
+	case http.StatusNotFound:
+		return ErrNotFound
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return ErrUnauthorized
+	case http.StatusBadRequest, http.StatusMethodNotAllowed, http.StatusConflict,
+		http.StatusLengthRequired, http.StatusRequestEntityTooLarge,
+		http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity:
+		return ErrRejected
+	default:
+		return ErrUnreachable
+	}
+}

@@ -132,6 +132,33 @@ func FuzzDocumentEdit(f *testing.F) {
 		if err != nil || !bytes.Equal(nd2.Bytes(), out) {
 			t.Fatalf("WithItems is not stable: %q then %q (%v)", out, nd2.Bytes(), err)
 		}
+		// Document.Apply gives the same items and keeps the bytes of every
+		// item it did not add, in order.
+		ad, _, err := d.Apply(ch)
+		if err != nil {
+			t.Fatalf("Document.Apply: %v", err)
+		}
+		if !slices.Equal(ad.Items(), nonNil(items)) {
+			t.Fatalf("Document.Apply items %q, Apply items %q", ad.Items(), items)
+		}
+		if b, a := ad.Outside(); !bytes.Equal(b, raw[:d.start]) || !bytes.Equal(a, raw[d.end:]) {
+			t.Fatalf("Document.Apply changed bytes outside the items span: %q", ad.Bytes())
+		}
+		spellings := map[string][][]byte{}
+		for i, id := range d.Items() {
+			spellings[id] = append(spellings[id], d.ItemBytes(i))
+		}
+		for i, id := range ad.Items() {
+			if s := spellings[id]; len(s) > 0 {
+				if !bytes.Equal(ad.ItemBytes(i), s[0]) {
+					t.Fatalf("item %q kept as %q, read as %q", id, ad.ItemBytes(i), s[0])
+				}
+				spellings[id] = s[1:]
+			}
+		}
+		if reAd, err := ParseDocument(ad.Bytes(), p); err != nil || !slices.Equal(reAd.Items(), ad.Items()) {
+			t.Fatalf("Document.Apply output %q does not re-parse to its items: %v", ad.Bytes(), err)
+		}
 		// Every ID the change adds is there, every ID it removes is not.
 		for _, id := range ch.Add {
 			if !slices.Contains(re.Items(), id) {

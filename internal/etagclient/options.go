@@ -26,6 +26,10 @@ const (
 	// DefaultMaxRetryAfter caps how long a Retry-After header can make the
 	// client wait, so a hostile server cannot park a worker.
 	DefaultMaxRetryAfter = 30 * time.Second
+	// DefaultWeakETagWait is how long a read that got a weak ETag is
+	// repeated, hoping for a strong one, before the client gives up with
+	// ErrWeakETag. Apache serves weak ETags for a second after each write.
+	DefaultWeakETagWait = 2 * time.Second
 )
 
 // DefaultConflictPolicy is the backoff after a 412 or an ambiguous write:
@@ -55,9 +59,12 @@ type ConflictPolicy struct {
 	// [wait*(1-f), wait*(1+f)], so writers that lost together do not retry
 	// together.
 	RandomizationFactor float64
-	// MaxAttempts is the most PUT attempts in one cycle; 0 means no limit.
+	// MaxAttempts is the most PUT attempts that one change rides in before
+	// it fails; 0 means no limit. Each change counts its own, from its
+	// submission, whatever the cycle it joined had spent before.
 	MaxAttempts int
-	// MaxElapsedTime is the longest one cycle may retry; 0 means no limit.
+	// MaxElapsedTime is the longest one change is retried after lost
+	// writes, counted from its submission; 0 means no limit.
 	MaxElapsedTime time.Duration
 }
 
@@ -104,6 +111,8 @@ type config struct {
 	itemsPointer     string
 	createIfMissing  bool
 	conflict         ConflictPolicy
+	conflictStatuses []int
+	weakETagWait     time.Duration
 	transportRetries int
 	transportWaitMin time.Duration
 	transportWaitMax time.Duration
@@ -123,6 +132,7 @@ func defaultConfig() config {
 		transportWaitMin: DefaultTransportWaitMin,
 		transportWaitMax: DefaultTransportWaitMax,
 		maxRetryAfter:    DefaultMaxRetryAfter,
+		weakETagWait:     DefaultWeakETagWait,
 		clock:            realClock{},
 		observer:         NopObserver{},
 		log:              logr.Discard(),
@@ -161,6 +171,20 @@ func WithCreateIfMissing(b bool) Option { return func(o *config) { o.createIfMis
 // WithConflictPolicy sets the backoff after 412s and ambiguous writes.
 // Default: DefaultConflictPolicy.
 func WithConflictPolicy(p ConflictPolicy) Option { return func(o *config) { o.conflict = p } }
+
+// WithConflictStatuses declares statuses that, besides 412, mean that a
+// conditional write lost to another writer, and so are retried like a 412:
+// S3 answers 409 ConditionalRequestConflict when two conditional writes
+// race, Azure Blob 409 when a create finds the blob there. Default: none;
+// any other status ends the change with an error of its class.
+func WithConflictStatuses(codes ...int) Option {
+	return func(o *config) { o.conflictStatuses = append([]int(nil), codes...) }
+}
+
+// WithWeakETagWait sets how long a read that got a weak ETag is repeated
+// before the client gives up with ErrWeakETag; 0 gives up at once. Default:
+// DefaultWeakETagWait.
+func WithWeakETagWait(d time.Duration) Option { return func(o *config) { o.weakETagWait = d } }
 
 // WithTransportRetries sets how often one request is retried after a
 // connection error, 5xx or 429, and the wait bounds between tries. Default:

@@ -243,10 +243,10 @@ func TestStatusCodes(t *testing.T) {
 			},
 		},
 		{
-			name:       "413 from the server on PUT: ErrTooLarge, nothing written",
+			name:       "413 from the server on PUT: ErrRejected, nothing written",
 			initial:    `["aaaa","bbbb"]`,
 			serverOpts: []fakeapi.Option{fakeapi.WithMaxBodyBytes(16)},
-			steps:      []step{{change: add("cccc"), wantErr: etagclient.ErrTooLarge}},
+			steps:      []step{{change: add("cccc"), wantErr: etagclient.ErrRejected}},
 			wantDoc:    `["aaaa","bbbb"]`,
 			wantSeq:    []string{"GET 200", "PUT 413"},
 		},
@@ -290,10 +290,10 @@ func TestStatusCodes(t *testing.T) {
 			},
 		},
 		{
-			name:       "401 for a wrong token: a StatusError, no retry, no write",
+			name:       "401 for a wrong token: a StatusError of class ErrUnauthorized, no retry, no write",
 			initial:    `["a"]`,
 			clientOpts: []etagclient.Option{etagclient.WithHeaders(http.Header{"Authorization": {"Bearer wrong-" + secretToken}})},
-			steps: []step{{change: add("b"), wantErr: etagclient.ErrUnreachable, checkErr: func(t *testing.T, err error) {
+			steps: []step{{change: add("b"), wantErr: etagclient.ErrUnauthorized, checkErr: func(t *testing.T, err error) {
 				var se *etagclient.StatusError
 				if !errors.As(err, &se) || se.Code != http.StatusUnauthorized || se.Method != http.MethodGet {
 					t.Errorf("err = %v, want a StatusError for GET 401", err)

@@ -16,11 +16,13 @@ import (
 
 // stampingServer is a list API that rewrites what it stores: the first write
 // gets a "stampedAt" that later writes must keep, and the stored document is
-// echoed in the answer.
+// echoed in the answer, with a Content-Location naming the document when
+// contentLocation is set.
 type stampingServer struct {
-	mu      sync.Mutex
-	doc     map[string]any
-	version int
+	mu              sync.Mutex
+	doc             map[string]any
+	version         int
+	contentLocation bool
 }
 
 func (s *stampingServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -49,15 +51,19 @@ func (s *stampingServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.doc = doc
 		w.Header().Set("ETag", fmt.Sprintf(`"v%d"`, s.version))
 		w.Header().Set("Content-Type", "application/json")
+		if s.contentLocation {
+			w.Header().Set("Content-Location", r.URL.Path)
+		}
 		_ = json.NewEncoder(w).Encode(doc)
 	}
 }
 
-// TestServerRewrittenFieldsSurvive: the client caches what the server says
-// it stored, not what it sent, so a field the server adds on write is kept by
-// the next write made from the cache.
+// TestServerRewrittenFieldsSurvive: when the answer to a PUT says (with
+// Content-Location) that its body is the stored document, the client caches
+// that, not what it sent, so a field the server adds on write is kept by the
+// next write made from the cache.
 func TestServerRewrittenFieldsSurvive(t *testing.T) {
-	srv := &stampingServer{doc: map[string]any{"items": []any{"a"}}}
+	srv := &stampingServer{doc: map[string]any{"items": []any{"a"}}, contentLocation: true}
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
 	c, err := etagclient.New(ts.URL, etagclient.WithItemsPointer("/items"))

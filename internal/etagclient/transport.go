@@ -23,9 +23,11 @@ var sharedTransport = func() *http.Transport {
 	return t
 }()
 
-// newHTTPClient builds the retrying HTTP client of one Client.
-func newHTTPClient(cfg *config, origin *url.URL) *retryablehttp.Client {
+// newHTTPClient builds the retrying HTTP client of one Client, and reports
+// whether its transport is the Client's own (built for a TLS config).
+func newHTTPClient(cfg *config, origin *url.URL) (*retryablehttp.Client, bool) {
 	var hc http.Client
+	own := false
 	switch {
 	case cfg.httpClient != nil:
 		hc = *cfg.httpClient
@@ -33,6 +35,7 @@ func newHTTPClient(cfg *config, origin *url.URL) *retryablehttp.Client {
 		t := sharedTransport.Clone()
 		t.TLSClientConfig = cfg.tlsConfig.Clone()
 		hc.Transport = t
+		own = true
 	default:
 		hc.Transport = sharedTransport
 	}
@@ -57,7 +60,7 @@ func newHTTPClient(cfg *config, origin *url.URL) *retryablehttp.Client {
 		// Hand the last response or error back instead of a message that
 		// names the URL.
 		ErrorHandler: retryablehttp.PassthroughErrorHandler,
-	}
+	}, own
 }
 
 // checkRetry retries GETs after connection errors, and every request after
@@ -100,12 +103,18 @@ func requestMethod(err error) string {
 	return ""
 }
 
-// sameOriginRedirects follows redirects within the scheme and host of the
-// list's URL only, so headers from Secrets never travel to another host.
+// sameOriginRedirects follows redirects of reads within the scheme and host
+// of the list's URL only, so headers from Secrets never travel to another
+// host. A write is never followed: Go would turn a PUT answered with 301,
+// 302 or 303 into a GET, whose 200 would look like a commit. The redirect
+// itself is handed back, and the PUT reports it.
 func sameOriginRedirects(origin *url.URL) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		if req.URL.Scheme != origin.Scheme || req.URL.Host != origin.Host {
 			return fmt.Errorf("%w: to %s", ErrRedirect, RedactURL(req.URL))
+		}
+		if m := via[0].Method; m != http.MethodGet && m != http.MethodHead {
+			return http.ErrUseLastResponse
 		}
 		if len(via) >= 5 {
 			return fmt.Errorf("%w: more than 5 redirects", ErrUnreachable)
@@ -182,6 +191,17 @@ func checkContentType(h http.Header) error {
 	ct := strings.ToLower(strings.TrimSpace(strings.SplitN(h.Get("Content-Type"), ";", 2)[0]))
 	if strings.Contains(ct, "html") || strings.HasSuffix(ct, "xml") {
 		return fmt.Errorf("%w: content type %q", ErrNotJSON, ct)
+	}
+	return nil
+}
+
+// checkContentEncoding refuses a body in a content coding: the client asks
+// for identity, and decoding one would hide that the ETag may belong to the
+// coded form.
+func checkContentEncoding(h http.Header) error {
+	ce := strings.ToLower(strings.TrimSpace(h.Get("Content-Encoding")))
+	if ce != "" && ce != "identity" {
+		return fmt.Errorf("%w: content coding %q although identity was asked for", ErrNotJSON, ce)
 	}
 	return nil
 }

@@ -101,9 +101,8 @@ func (a *analysis) checkVersions() {
 				prev = map[string]bool{}
 				continue
 			}
-			want, err := seed.WithItems(v.items)
-			if err != nil || !bytes.Equal(want.Bytes(), v.Body) {
-				a.violation("%s: the bytes outside the items array differ from the seed document (first difference at byte %d)", where, firstDiff(want, v.Body))
+			for _, p := range sameOutside(seed, v.Body, ptr) {
+				a.violation("%s: %s", where, p)
 			}
 			for _, p := range a.checkItems(l, v.items) {
 				a.violation("%s: %s", where, p)
@@ -143,17 +142,30 @@ func (a *analysis) checkVersions() {
 	}
 }
 
-func firstDiff(want *etagclient.Document, got []byte) int {
-	if want == nil {
-		return 0
+// sameOutside reports how a committed version differs from the seed where
+// no write may change anything: the bytes before and after the items array,
+// and the exact bytes of every bystander (its escapes included).
+func sameOutside(seed *etagclient.Document, body []byte, ptr etagclient.Pointer) []string {
+	doc, err := etagclient.ParseDocument(body, ptr)
+	if err != nil {
+		return []string{fmt.Sprintf("does not parse: %v", err)}
 	}
-	w := want.Bytes()
-	for i := 0; i < len(w) && i < len(got); i++ {
-		if w[i] != got[i] {
-			return i
+	var problems []string
+	sb, sa := seed.Outside()
+	vb, va := doc.Outside()
+	if !bytes.Equal(sb, vb) || !bytes.Equal(sa, va) {
+		problems = append(problems, fmt.Sprintf("the bytes outside the items array differ from the seed document (before: %d vs %d bytes, after: %d vs %d)", len(sb), len(vb), len(sa), len(va)))
+	}
+	raw := make(map[string][]byte, len(doc.Items()))
+	for i, id := range doc.Items() {
+		raw[id] = doc.ItemBytes(i)
+	}
+	for i, id := range seed.Items() {
+		if got, ok := raw[id]; ok && !bytes.Equal(got, seed.ItemBytes(i)) {
+			problems = append(problems, fmt.Sprintf("bystander %q was re-encoded: %s, seeded as %s", id, got, seed.ItemBytes(i)))
 		}
 	}
-	return min(len(w), len(got))
+	return problems
 }
 
 // versionAt returns the version of list l current at time t.

@@ -1,0 +1,70 @@
+package etagclient
+
+// cache is what the client last learned about the document. It is owned by
+// the cycle goroutine and handed from one cycle goroutine to the next under
+// Client.mu.
+type cache struct {
+	doc    *Document // nil when absent or unknown
+	etag   string    // doc's strong ETag; "" when the server did not say
+	absent bool      // the last read said 404
+	known  bool      // the fields above reflect the last read or write
+	// stale is set when a write lost to another writer: our ETag did not
+	// match. The next cycle reads before it writes, and without
+	// If-None-Match, because a server that derives its ETag from the
+	// content coding may call our tag current on GET and stale on PUT.
+	stale bool
+}
+
+// validator returns the ETag to revalidate the cached copy with
+// (If-None-Match), or "" when a full read is needed.
+func (k *cache) validator() string {
+	if k.doc == nil || k.stale {
+		return ""
+	}
+	return k.etag
+}
+
+// forget marks the cache unknown after a failure: the next cycle reads.
+func (k *cache) forget() { k.known = false }
+
+// lost marks the cache stale after a lost write.
+func (k *cache) lost() { k.known, k.stale = false, true }
+
+// storeRead records what a GET said.
+func (k *cache) storeRead(a getAnswer) {
+	switch {
+	case a.absent:
+		k.doc, k.etag, k.absent = nil, "", true
+	case a.notModified:
+		k.absent = false
+		if a.etag != "" {
+			k.etag = a.etag
+		}
+	default:
+		k.doc, k.etag, k.absent = a.doc, a.etag, false
+	}
+	k.known, k.stale = true, false
+}
+
+// storeWritten records a committed write: what was stored, under the ETag
+// the server answered with. Without an ETag the next cycle must read first.
+func (k *cache) storeWritten(doc *Document, etag string) {
+	k.doc, k.etag, k.absent, k.stale = doc, etag, false, false
+	k.known = etag != ""
+}
+
+// items returns the IDs of the cached document; none when it is absent.
+func (k *cache) items() []string {
+	if k.doc == nil || k.absent {
+		return []string{}
+	}
+	return k.doc.Items()
+}
+
+// snapshot returns the cached list as callers see it.
+func (k *cache) snapshot() Snapshot {
+	if k.doc == nil || k.absent {
+		return Snapshot{Items: []string{}}
+	}
+	return Snapshot{ETag: k.etag, Items: k.doc.Items(), Exists: true, Bytes: len(k.doc.Bytes())}
+}

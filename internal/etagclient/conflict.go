@@ -1,0 +1,120 @@
+package etagclient
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+)
+
+// What happens when a write is lost.
+//
+// A PUT is lost when the server answers 412 Precondition Failed (or a
+// status it declares a conflict, see WithConflictStatuses): another writer
+// changed the document since our read, and nothing of ours was written. It
+// is also lost, differently, when no answer comes (or a gateway gives up):
+// the write may or may not have landed.
+//
+// Either way the cycle
+//  1. counts the attempt against the budget of every change that rode in
+//     it; a change whose own budget is spent (ConflictPolicy.MaxAttempts
+//     PUTs, or MaxElapsedTime since it was submitted) fails, and the others
+//     go on;
+//  2. backs off with jitter after a 412, so writers that lost together do
+//     not retry together; after a missing answer it goes on at once, since
+//     there is no contention to wait out and every moment lets another
+//     writer undo our write, if it landed, before we can see it;
+//  3. takes in the changes submitted meanwhile, after the ones it holds;
+//  4. reads the document again (after a 412 without If-None-Match: the
+//     server just said our tag is not current), finishes the
+//     changes that now hold (see settle.go), and applies the rest to what
+//     it read. A change computed from an old read is never replayed.
+
+// weakETagPoll is how often a read that got a weak ETag is repeated while
+// the weak-ETag wait lasts.
+const weakETagPoll = 100 * time.Millisecond
+
+// afterLoss records a lost write on the batch: it fails the changes whose
+// budget is spent and returns the others.
+func (c *Client) afterLoss(batch []*op, lost putOutcome) []*op {
+	if lost == putConflict {
+		c.cache.lost()
+		c.cfg.observer.Write(WriteConflict)
+	} else {
+		// Our ETag was not proven wrong: revalidating it is fine.
+		c.cache.forget()
+		c.cfg.observer.Write(WriteAmbiguous)
+	}
+	now := c.cfg.clock.Now()
+	rest := batch[:0:0]
+	for _, o := range batch {
+		if o.read || !c.cfg.conflict.spent(o.attempts, now.Sub(o.submitted)) {
+			rest = append(rest, o)
+			continue
+		}
+		c.cfg.observer.Write(WriteError)
+		var err error
+		if lost == putConflict {
+			err = fmt.Errorf("update %s: %w: %d attempts lost to other writers", c.safeURL, ErrConflictRetriesExhausted, o.attempts)
+		} else {
+			err = fmt.Errorf("update %s: %w: PUT without an answer after %d attempts (the change may have been applied)", c.safeURL, ErrUnreachable, o.attempts)
+		}
+		c.finish(o, outcome{err: err})
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	if countChanges(rest) == 0 {
+		// Only reads are left: a fresh read serves them.
+		if err := c.refresh(); err != nil {
+			for _, o := range rest {
+				c.finish(o, outcome{err: err})
+			}
+			return nil
+		}
+		for _, o := range rest {
+			c.finish(o, outcome{snap: c.cache.snapshot()})
+		}
+		return nil
+	}
+	return rest
+}
+
+// backOff waits before the next attempt: a jittered exponential wait after a
+// conflict, none after a missing answer. It fails only when the Client is
+// closed meanwhile.
+func (c *Client) backOff(waits backoff.BackOff, lost putOutcome, n int) error {
+	wait := waits.NextBackOff()
+	if lost == putAmbiguous {
+		wait = 0
+	}
+	c.cfg.log.V(1).Info("write lost, retrying", "url", c.safeURL, "backoff", wait, "changes", n)
+	select {
+	case <-c.cfg.clock.After(wait):
+		return nil
+	case <-c.ctx.Done():
+		return c.errClosed()
+	}
+}
+
+// spent reports whether a change that rode in attempts PUTs and was
+// submitted elapsed ago has used up its budget.
+func (p ConflictPolicy) spent(attempts int, elapsed time.Duration) bool {
+	return (p.MaxAttempts > 0 && attempts >= p.MaxAttempts) ||
+		(p.MaxElapsedTime > 0 && elapsed >= p.MaxElapsedTime)
+}
+
+// waits returns the jittered exponential waits of the policy, without an
+// end: each change's own budget decides when to give up.
+func (p ConflictPolicy) waits(clock Clock) backoff.BackOff {
+	eb := &backoff.ExponentialBackOff{
+		InitialInterval:     p.InitialInterval,
+		RandomizationFactor: p.RandomizationFactor,
+		Multiplier:          p.Multiplier,
+		MaxInterval:         p.MaxInterval,
+		Stop:                backoff.Stop,
+		Clock:               clock,
+	}
+	eb.Reset()
+	return eb
+}

@@ -1,0 +1,208 @@
+package etagclient
+
+import (
+	"errors"
+	"fmt"
+)
+
+// cycle runs one read-modify-write for the batch, retrying after lost writes
+// (see conflict.go), and returns the ops it did not finish itself together
+// with their common outcome. Ops that are done earlier (settled on a read,
+// or out of budget) are finished on the way.
+//
+// The changes of a batch are applied in submission order, in one write, so
+// changes to the same ID take effect in the order they were submitted.
+func (c *Client) cycle(batch []*op) ([]*op, outcome) {
+	waits := c.cfg.conflict.waits(c.cfg.clock)
+	needRead := !c.cache.known || c.cache.stale || anyRead(batch)
+	readThisCycle := false
+	for {
+		if needRead {
+			if err := c.refresh(); err != nil {
+				c.cfg.observer.Write(WriteError)
+				return batch, outcome{err: err}
+			}
+			needRead, readThisCycle = false, true
+			// Changes that hold on this read, and that no other change
+			// of the batch interferes with, are done: their
+			// linearization point is this read. Re-applying them later
+			// could undo a removal that another writer committed after it
+			// (an add whose first PUT landed without an answer would come
+			// back after someone else took the ID off).
+			if batch = c.settleOnRead(batch); len(batch) == 0 {
+				return nil, outcome{}
+			}
+		}
+		if c.cache.absent && !c.cfg.createIfMissing {
+			if !readThisCycle {
+				needRead = true
+				continue
+			}
+			return c.finishAbsent(batch)
+		}
+		next, changed, err := c.nextDocument(batch)
+		if err != nil {
+			c.cfg.observer.Write(WriteError)
+			return batch, outcome{err: err}
+		}
+		if !changed {
+			if !readThisCycle {
+				// The cached copy may be stale: another writer may have
+				// undone what it shows. Only a read made after these
+				// changes were submitted can tell that they hold
+				// (If-None-Match keeps it cheap).
+				needRead = true
+				continue
+			}
+			c.cfg.observer.Write(WriteUnchanged)
+			return batch, outcome{snap: c.cache.snapshot()}
+		}
+
+		for _, o := range batch {
+			if !o.read {
+				o.attempts++
+			}
+		}
+		c.cfg.observer.Batch(countChanges(batch))
+		ifMatch := c.cache.etag
+		if c.cache.absent {
+			ifMatch = ""
+		}
+		ans, err := c.put(c.ctx, next, ifMatch)
+		if err != nil {
+			c.cache.forget()
+			c.cfg.observer.Write(WriteError)
+			if c.ctx.Err() != nil {
+				err = c.errClosed()
+			}
+			return batch, outcome{err: err}
+		}
+		if ans.outcome == putCommitted {
+			c.cache.storeWritten(ans.stored, ans.etag)
+			c.cfg.observer.Write(WriteWritten)
+			c.logCommit(batch, ans)
+			return batch, outcome{written: true, snap: c.cache.snapshot()}
+		}
+
+		batch = c.afterLoss(batch, ans.outcome)
+		if len(batch) == 0 {
+			return nil, outcome{}
+		}
+		if err := c.backOff(waits, ans.outcome, len(batch)); err != nil {
+			return batch, outcome{err: err}
+		}
+		// Changes that arrived during the backoff join this cycle, after
+		// the ones already in it: the next write is computed from a fresh
+		// read anyway, and the order is kept.
+		batch = append(batch, c.takePending(false)...)
+		needRead = true
+	}
+}
+
+// refresh reads the document into the cache. A weak ETag is waited out for
+// up to the weak-ETag wait: Apache serves one for a second after each
+// write, because the file's modification time cannot yet tell two versions
+// apart.
+func (c *Client) refresh() error {
+	var weakSince int64 = -1
+	for {
+		ans, err := c.get(c.ctx, c.cache.validator())
+		if errors.Is(err, ErrWeakETag) && c.cfg.weakETagWait > 0 {
+			now := c.cfg.clock.Now().UnixNano()
+			if weakSince < 0 {
+				weakSince = now
+			}
+			if now-weakSince < int64(c.cfg.weakETagWait) {
+				select {
+				case <-c.cfg.clock.After(weakETagPoll):
+					continue
+				case <-c.ctx.Done():
+				}
+			}
+		}
+		if err != nil {
+			c.cache.forget()
+			if c.ctx.Err() != nil {
+				return c.errClosed()
+			}
+			return err
+		}
+		c.cache.storeRead(ans)
+		return nil
+	}
+}
+
+// nextDocument applies the batch's changes, in order, to the cached
+// document (or to a new one when it is absent and may be created).
+func (c *Client) nextDocument(batch []*op) (*Document, bool, error) {
+	base := c.cache.doc
+	if c.cache.absent {
+		var err error
+		if base, err = NewDocument(c.pointer); err != nil {
+			return nil, false, fmt.Errorf("create %s: %w", c.safeURL, err)
+		}
+	}
+	next, changed, err := base.Apply(changes(batch)...)
+	if err != nil {
+		return nil, false, fmt.Errorf("update %s: %w", c.safeURL, err)
+	}
+	if changed && int64(len(next.Bytes())) > c.cfg.maxBodyBytes {
+		return nil, false, fmt.Errorf("update %s: %w: the new document would be %d bytes", c.safeURL, ErrTooLarge, len(next.Bytes()))
+	}
+	return next, changed, nil
+}
+
+// finishAbsent ends a batch against a document that does not exist and may
+// not be created. settleOnRead has already finished the changes that hold
+// on it (removals); reads see an empty list, and additions fail.
+func (c *Client) finishAbsent(batch []*op) ([]*op, outcome) {
+	c.cfg.observer.Write(WriteUnchanged)
+	var rest []*op
+	for _, o := range batch {
+		if o.read {
+			c.finish(o, outcome{snap: Snapshot{Items: []string{}}})
+		} else {
+			rest = append(rest, o)
+		}
+	}
+	return rest, outcome{err: fmt.Errorf("update %s: %w", c.safeURL, ErrNotFound)}
+}
+
+// logCommit records a committed write for the audit trail, at V(1): what
+// went in, what came out, and the ETags before and after.
+func (c *Client) logCommit(batch []*op, ans putAnswer) {
+	log := c.cfg.log.V(1)
+	if !log.Enabled() {
+		return
+	}
+	log.Info("list written", "url", c.safeURL, "changes", countChanges(batch), "etag", ans.etag)
+}
+
+func anyRead(batch []*op) bool {
+	for _, o := range batch {
+		if o.read {
+			return true
+		}
+	}
+	return false
+}
+
+func changes(batch []*op) []Change {
+	out := make([]Change, 0, len(batch))
+	for _, o := range batch {
+		if !o.read {
+			out = append(out, o.change)
+		}
+	}
+	return out
+}
+
+func countChanges(batch []*op) int {
+	n := 0
+	for _, o := range batch {
+		if !o.read {
+			n++
+		}
+	}
+	return n
+}

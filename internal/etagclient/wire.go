@@ -1,0 +1,231 @@
+package etagclient
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// The wire: one GET or one PUT, with the answer classified. Nothing here
+// touches the cache or decides what a cycle does next.
+
+// getAnswer is what a GET said: a fresh document, "not modified", or
+// "absent".
+type getAnswer struct {
+	absent      bool
+	notModified bool
+	doc         *Document // the document, when neither flag is set
+	etag        string    // its strong ETag; on a 304, the ETag it carried, if any
+}
+
+// get GETs the document, revalidating with ifNoneMatch when it is not "".
+func (c *Client) get(ctx context.Context, ifNoneMatch string) (getAnswer, error) {
+	req, err := c.newRequest(ctx, http.MethodGet, nil)
+	if err != nil {
+		return getAnswer{}, err
+	}
+	req.Header.Set("Accept", "application/json")
+	if ifNoneMatch != "" {
+		req.Header.Set("If-None-Match", ifNoneMatch)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return getAnswer{}, transportError(http.MethodGet, c.safeURL, err)
+	}
+	defer drain(resp)
+	switch resp.StatusCode {
+	case http.StatusNotModified:
+		// Only a revalidation may answer 304.
+		if ifNoneMatch == "" {
+			return getAnswer{}, fmt.Errorf("GET %s: %w", c.safeURL, &StatusError{Method: http.MethodGet, Code: resp.StatusCode})
+		}
+		// A 304 may carry the current spelling of the tag (RFC 9110
+		// 15.4.5); a server that varies it by content coding needs us to
+		// use that one. A weak or malformed one is ignored.
+		etag, _ := ParseETag(resp.Header)
+		return getAnswer{notModified: true, etag: etag}, nil
+	case http.StatusNotFound:
+		return getAnswer{absent: true}, nil
+	case http.StatusOK:
+	default:
+		return getAnswer{}, fmt.Errorf("GET %s: %w", c.safeURL, &StatusError{Method: http.MethodGet, Code: resp.StatusCode})
+	}
+	// The content type is checked before the ETag: an HTML page from a
+	// proxy or a login portal usually has no ETag, and "not JSON" is the
+	// diagnosis that points the user at the real problem.
+	if err := checkContentType(resp.Header); err != nil {
+		return getAnswer{}, fmt.Errorf("GET %s: %w", c.safeURL, err)
+	}
+	if err := checkContentEncoding(resp.Header); err != nil {
+		return getAnswer{}, fmt.Errorf("GET %s: %w", c.safeURL, err)
+	}
+	etag, err := ParseETag(resp.Header)
+	if err != nil {
+		return getAnswer{}, fmt.Errorf("GET %s: %w", c.safeURL, err)
+	}
+	body, err := readBody(resp, c.cfg.maxBodyBytes)
+	if err != nil {
+		if errors.Is(err, ErrTooLarge) {
+			return getAnswer{}, fmt.Errorf("GET %s: %w", c.safeURL, err)
+		}
+		return getAnswer{}, transportError(http.MethodGet, c.safeURL, err)
+	}
+	doc, err := ParseDocument(body, c.pointer)
+	if err != nil {
+		return getAnswer{}, fmt.Errorf("GET %s: %w", c.safeURL, err)
+	}
+	return getAnswer{doc: doc, etag: etag}, nil
+}
+
+// putOutcome is what a PUT attempt ended in, when it did not fail.
+type putOutcome int
+
+const (
+	// putCommitted: the server stored the document.
+	putCommitted putOutcome = iota
+	// putConflict: another writer won (412, or a declared conflict status).
+	putConflict
+	// putAmbiguous: no answer, or a gateway error; the write may have
+	// landed, and only a fresh read can tell.
+	putAmbiguous
+)
+
+// putAnswer is what a PUT said.
+type putAnswer struct {
+	outcome putOutcome
+	// stored is the document the server now holds: what was sent, unless
+	// the answer's Content-Location says its body is the stored
+	// representation.
+	stored *Document
+	// etag is the new strong ETag; "" when the answer carried none (or a
+	// weak one), and the next change must read first.
+	etag string
+}
+
+// put writes next conditionally: If-Match: ifMatch, or If-None-Match: * to
+// create when ifMatch is "". An error means the cycle must fail.
+func (c *Client) put(ctx context.Context, next *Document, ifMatch string) (putAnswer, error) {
+	req, err := c.newRequest(ctx, http.MethodPut, next.Bytes())
+	if err != nil {
+		return putAnswer{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if ifMatch == "" {
+		req.Header.Set("If-None-Match", "*")
+	} else {
+		req.Header.Set("If-Match", ifMatch)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		if errors.Is(err, ErrRedirect) || isCertError(err) || ctx.Err() != nil {
+			return putAnswer{}, transportError(http.MethodPut, c.safeURL, err)
+		}
+		return putAnswer{outcome: putAmbiguous}, nil
+	}
+	defer drain(resp)
+	code := resp.StatusCode
+	switch {
+	case code == http.StatusOK || code == http.StatusCreated || code == http.StatusNoContent:
+		etag, err := ParseETag(resp.Header)
+		if err != nil {
+			c.cfg.log.V(1).Info("PUT answer carried no usable ETag; the next change re-reads", "url", c.safeURL)
+			etag = ""
+		}
+		return putAnswer{outcome: putCommitted, stored: c.stored(resp, next), etag: etag}, nil
+	case code == http.StatusPreconditionFailed || c.isConflict(code):
+		return putAnswer{outcome: putConflict}, nil
+	case code == http.StatusBadGateway || code == http.StatusGatewayTimeout:
+		// A gateway that gave up may have passed the write on.
+		return putAnswer{outcome: putAmbiguous}, nil
+	case code >= 300 && code < 400:
+		return putAnswer{}, fmt.Errorf("PUT %s: %w: the server answered %d %s to %s; point spec.url at the document's own URL",
+			c.safeURL, ErrWriteRedirected, code, http.StatusText(code), c.location(resp))
+	case code == http.StatusPreconditionRequired:
+		return putAnswer{}, fmt.Errorf("PUT %s: %w: the server answered 428 to a PUT that carried a precondition", c.safeURL, ErrUnsafeServer)
+	case code == http.StatusRequestEntityTooLarge:
+		return putAnswer{}, fmt.Errorf("PUT %s: %w: the server refused %d bytes (413)", c.safeURL, ErrRejected, len(next.Bytes()))
+	default:
+		return putAnswer{}, fmt.Errorf("PUT %s: %w", c.safeURL, &StatusError{Method: http.MethodPut, Code: code})
+	}
+}
+
+// isConflict reports whether the server declared code a lost race, as S3
+// and Azure do with 409.
+func (c *Client) isConflict(code int) bool {
+	for _, s := range c.cfg.conflictStatuses {
+		if s == code {
+			return true
+		}
+	}
+	return false
+}
+
+// location returns the redirect target of resp, redacted, for messages.
+func (c *Client) location(resp *http.Response) string {
+	loc, err := resp.Location()
+	if err != nil {
+		return "no Location"
+	}
+	return RedactURL(loc)
+}
+
+// stored returns the document the server holds after a PUT. RFC 9110: the
+// body of a 2xx answer to a PUT describes the outcome, not the stored
+// representation, unless Content-Location names the target URL; only then
+// is it taken (a server may add fields on write that the next write must
+// keep). Otherwise what was sent is what is stored.
+func (c *Client) stored(resp *http.Response, sent *Document) *Document {
+	cl := resp.Header.Get("Content-Location")
+	if cl == "" || resp.StatusCode == http.StatusNoContent || checkContentType(resp.Header) != nil {
+		return sent
+	}
+	loc, err := resp.Request.URL.Parse(cl)
+	if err != nil || !sameResource(loc, resp.Request.URL) {
+		return sent
+	}
+	body, err := readBody(resp, c.cfg.maxBodyBytes)
+	if err != nil || len(bytes.TrimSpace(body)) == 0 || bytes.Equal(body, sent.Bytes()) {
+		return sent
+	}
+	doc, err := ParseDocument(body, c.pointer)
+	if err != nil {
+		return sent
+	}
+	return doc
+}
+
+func sameResource(a, b *url.URL) bool {
+	path := func(u *url.URL) string {
+		if p := u.EscapedPath(); p != "" {
+			return p
+		}
+		return "/"
+	}
+	return a.Scheme == b.Scheme && a.Host == b.Host && path(a) == path(b) && a.RawQuery == b.RawQuery
+}
+
+// newRequest builds a request with the configured headers. It asks for the
+// identity coding: a server that derives the ETag from the content coding
+// (Apache's "-gzip" suffix, nginx weakening compressed ETags) then gives the
+// tag that If-Match compares against.
+func (c *Client) newRequest(ctx context.Context, method string, body []byte) (*retryablehttp.Request, error) {
+	var b any
+	if body != nil {
+		b = body
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, method, c.url, b)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, c.safeURL, err)
+	}
+	for k, vs := range c.cfg.headers {
+		req.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+	}
+	req.Header.Set("User-Agent", "listkeeper-etagclient/1")
+	req.Header.Set("Accept-Encoding", "identity")
+	return req, nil
+}
