@@ -68,6 +68,15 @@ const (
 	// out. The change is retried later.
 	ReasonConflictRetriesExhausted = "ConflictRetriesExhausted"
 
+	// ReasonUnauthorized means the server refused the credentials (401) or
+	// the access (403).
+	ReasonUnauthorized = "Unauthorized"
+
+	// ReasonRejected means the server refused a request as such (400, 405,
+	// 409, 411, 413, 415, 422), or redirected a write: spec.url must name
+	// the document itself.
+	ReasonRejected = "Rejected"
+
 	// ReasonInvalidSpec means the spec can never work as written, for example
 	// a caBundle that holds no PEM certificate or a header Secret whose
 	// entries are not valid HTTP headers.

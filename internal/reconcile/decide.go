@@ -109,6 +109,10 @@ func reasonFor(err error) string {
 		return v1alpha1.ReasonInvalidDocument
 	case errors.Is(err, etagclient.ErrConflictRetriesExhausted):
 		return v1alpha1.ReasonConflictRetriesExhausted
+	case errors.Is(err, etagclient.ErrUnauthorized):
+		return v1alpha1.ReasonUnauthorized
+	case errors.Is(err, etagclient.ErrRejected):
+		return v1alpha1.ReasonRejected
 	default:
 		return v1alpha1.ReasonListUnreachable
 	}
