@@ -26,9 +26,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/controller"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 	"github.com/listkeeper/listkeeper/internal/metrics"
-	"github.com/listkeeper/listkeeper/internal/reconcile"
 )
 
 // options are the manager's flags.
@@ -65,7 +65,7 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.DurationVar(&o.conflictMax, "conflict-backoff-max", p.MaxInterval, "Largest backoff after a 412 (before jitter).")
 	fs.IntVar(&o.conflictTries, "conflict-max-attempts", p.MaxAttempts, "Write attempts per cycle before ConflictRetriesExhausted (0: no limit).")
 	fs.DurationVar(&o.conflictElapsed, "conflict-max-elapsed", p.MaxElapsedTime, "Longest a cycle retries after 412s (0: no limit).")
-	fs.DurationVar(&o.batchInterval, "batch-interval", reconcile.DefaultBatchInterval, "Least time between two write cycles of a replica to one list; changes arriving meanwhile share the next write. 0 writes as soon as the previous write ends.")
+	fs.DurationVar(&o.batchInterval, "batch-interval", controller.DefaultBatchInterval, "Least time between two write cycles of a replica to one list; changes arriving meanwhile share the next write. 0 writes as soon as the previous write ends.")
 	fs.IntVar(&o.transportTries, "transport-retries", etagclient.DefaultTransportRetries, "Retries of one request after a connection error, 5xx or 429.")
 }
 
@@ -112,20 +112,20 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("create manager: %w", err)
 	}
-	lists := &reconcile.ListClients{
+	lists := &controller.ListClients{
 		Cached:       mgr.GetClient(),
 		Live:         mgr.GetAPIReader(),
 		Options:      o.clientOptions(),
 		AllowedHosts: splitList(o.allowedHosts),
 	}
 	defer lists.Close()
-	if err := (&reconcile.EntryReconciler{
+	if err := (&controller.EntryReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists,
 		Recorder: mgr.GetEventRecorder("listkeeper"), MaxConcurrentReconciles: o.maxConcurrent,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up ListEntry controller: %w", err)
 	}
-	if err := (&reconcile.ListReconciler{
+	if err := (&controller.ListReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists,
 		Recorder: mgr.GetEventRecorder("listkeeper"), MaxConcurrentReconciles: o.maxConcurrent,
 	}).SetupWithManager(mgr); err != nil {

@@ -1,4 +1,4 @@
-// Package reconcile holds listkeeper's controllers.
+// Package controller holds listkeeper's controllers.
 //
 // The ListEntry controller keeps one ID on its ExternalList's document while
 // the entry lives, and takes it off when the last entry holding it is
@@ -18,4 +18,4 @@
 // checked against the API server after the write (an ID added for an entry
 // that was meanwhile deleted is taken off again; an ID removed while another
 // entry came to hold it is put back).
-package reconcile
+package controller
