@@ -83,7 +83,7 @@ func runTests(m *testing.M) int {
 		envErr = err
 		return m.Run()
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	kubeconfig = filepath.Join(dir, "kubeconfig")
 	if err := os.WriteFile(kubeconfig, raw, 0o600); err != nil {
 		envErr = err
