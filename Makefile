@@ -58,7 +58,7 @@ verify: controller-gen ## Fail when gofmt would change a file or the committed g
 	@hack/verify.sh "$(CONTROLLER_GEN)"
 
 .PHONY: test
-test: verify vet envtest-assets build ## Run every test (unit, envtest against a real kube-apiserver, race detector).
+test: verify vet lint envtest-assets build ## Run every test (unit, envtest against a real kube-apiserver, race detector).
 	$(GO) test -race -count=1 -timeout 25m $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 25m $$($(GO) list ./... | grep -v -e /internal/ -e /cmd/ -e /test/ -e /bench)
 
