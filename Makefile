@@ -3,6 +3,7 @@
 # Where the tool and test binaries go. Everything under bin/ is ignored by git.
 LOCALBIN ?= $(CURDIR)/bin
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
+GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
 # The kube-apiserver and etcd that envtest runs, built from pinned Go modules
 # in hack/tools (setup-envtest cannot download binaries here). A
 # KUBEBUILDER_ASSETS that is already set in the environment wins.
@@ -48,12 +49,16 @@ fmt: ## Run gofmt -w on the module.
 vet: ## Run go vet.
 	$(GO) vet ./...
 
+.PHONY: lint
+lint: golangci-lint ## Run golangci-lint (pinned in hack/tools).
+	$(GOLANGCI_LINT) run --timeout 10m ./...
+
 .PHONY: verify
 verify: controller-gen ## Fail when gofmt would change a file or the committed generated files are stale.
 	@hack/verify.sh "$(CONTROLLER_GEN)"
 
 .PHONY: test
-test: verify vet envtest-assets build ## Run every test (unit, envtest against a real kube-apiserver, race detector).
+test: verify vet lint envtest-assets build ## Run every test (unit, envtest against a real kube-apiserver, race detector).
 	$(GO) test -race -count=1 -timeout 25m $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 25m $$($(GO) list ./... | grep -v -e /internal/ -e /cmd/ -e /test/ -e /bench)
 
@@ -120,6 +125,11 @@ undeploy: ## Remove the operator from the cluster of the current kubeconfig.
 controller-gen: $(CONTROLLER_GEN) ## Build the pinned controller-gen into bin/.
 $(CONTROLLER_GEN): hack/tools/controller-gen/go.mod
 	cd hack/tools/controller-gen && $(GO) build -o $(CONTROLLER_GEN) sigs.k8s.io/controller-tools/cmd/controller-gen
+
+.PHONY: golangci-lint
+golangci-lint: $(GOLANGCI_LINT) ## Build the pinned golangci-lint into bin/ (first build takes minutes).
+$(GOLANGCI_LINT): hack/tools/golangci-lint/go.mod
+	cd hack/tools/golangci-lint && $(GO) build -o $(GOLANGCI_LINT) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
 .PHONY: envtest-assets
 envtest-assets: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd ## Build the pinned kube-apiserver and etcd into bin/k8s (first build takes minutes).

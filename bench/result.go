@@ -122,70 +122,70 @@ type ReplicaResult struct {
 
 // fill computes the result from the replicas, the final document and the
 // server's stats.
-func (res *RunResult) fill(reps []*replicaRun, out outcome, st fakeapi.Stats, product *productStats, wall time.Duration) {
+func (r *RunResult) fill(reps []*replicaRun, out outcome, st fakeapi.Stats, product *productStats, wall time.Duration) {
 	var all []time.Duration
 	var client reqCounts
-	for i, r := range reps {
-		r.mu.Lock()
-		defer r.mu.Unlock()
+	for i, rep := range reps {
+		rep.mu.Lock()
+		defer rep.mu.Unlock()
 		rr := ReplicaResult{
-			Index: i, Assigned: len(r.queue), Succeeded: len(r.succeeded), GivenUp: r.givenUp,
-			CompletionSec: r.lastDone.Seconds(), Requests: r.counts.total.Load(),
+			Index: i, Assigned: len(rep.queue), Succeeded: len(rep.succeeded), GivenUp: rep.givenUp,
+			CompletionSec: rep.lastDone.Seconds(), Requests: rep.counts.total.Load(),
 		}
 		rr.Unfinished = rr.Assigned - rr.Succeeded - rr.GivenUp
-		all = append(all, r.lat...)
-		rr.Latency = summarize(r.lat)
-		res.PerReplica = append(res.PerReplica, rr)
-		res.Succeeded += rr.Succeeded
-		res.GivenUp += rr.GivenUp
-		res.Unfinished += rr.Unfinished
-		for _, id := range r.succeeded {
+		all = append(all, rep.lat...)
+		rr.Latency = summarize(rep.lat)
+		r.PerReplica = append(r.PerReplica, rr)
+		r.Succeeded += rr.Succeeded
+		r.GivenUp += rr.GivenUp
+		r.Unfinished += rr.Unfinished
+		for _, id := range rep.succeeded {
 			if out.targetsLeft[id] {
-				res.Lost++
+				r.Lost++
 			}
 		}
-		for e := range r.errs {
-			if len(res.Errors) < 5 {
-				res.Errors = append(res.Errors, e)
+		for e := range rep.errs {
+			if len(r.Errors) < 5 {
+				r.Errors = append(r.Errors, e)
 			}
 		}
-		client.add(&r.counts)
+		client.add(&rep.counts)
 	}
-	res.TimedOut = res.Unfinished > 0
-	res.TargetsLeft = len(out.targetsLeft)
-	res.BystandersMissing = out.bystandersMissed
-	res.Latency = summarize(all)
-	res.WallSec = wall.Seconds()
-	if res.TimedOut {
-		res.WallSec = min(res.WallSec, res.TimeCapSec)
+	r.TimedOut = r.Unfinished > 0
+	r.TargetsLeft = len(out.targetsLeft)
+	r.BystandersMissing = out.bystandersMissed
+	r.Latency = summarize(all)
+	r.WallSec = wall.Seconds()
+	if r.TimedOut {
+		r.WallSec = min(r.WallSec, r.TimeCapSec)
 	}
 
 	for _, n := range st.Requests[http.MethodGet] {
-		res.Server.Gets += n
+		r.Server.Gets += n
 	}
 	for _, n := range st.Requests[http.MethodPut] {
-		res.Server.Puts += n
+		r.Server.Puts += n
 	}
-	res.Server.Requests = st.Total
-	res.Server.Status412 = st.Count(http.MethodPut, http.StatusPreconditionFailed)
-	res.Server.Commits = st.Commits
-	res.Server.NoAnswer = st.CountCode(0)
-	res.Client = ClientCounts{
+	r.Server.Requests = st.Total
+	r.Server.Status412 = st.Count(http.MethodPut, http.StatusPreconditionFailed)
+	r.Server.Commits = st.Commits
+	r.Server.NoAnswer = st.CountCode(0)
+	r.Client = ClientCounts{
 		Requests: client.total.Load(), Gets: client.gets.Load(), Puts: client.puts.Load(),
 		Status412: client.status412.Load(), NoAnswer: client.noAnswer.Load(),
 	}
-	res.Product = product
-	res.CountsMatch = res.Server.Requests == res.Client.Requests && res.Server.Puts == res.Client.Puts &&
-		res.Server.Gets == res.Client.Gets && res.Server.Status412 == res.Client.Status412 &&
-		(product == nil || product.Requests == res.Client.Requests)
+	r.Product = product
+	r.CountsMatch = r.Server.Requests == r.Client.Requests && r.Server.Puts == r.Client.Puts &&
+		r.Server.Gets == r.Client.Gets && r.Server.Status412 == r.Client.Status412 &&
+		(product == nil || product.Requests == r.Client.Requests)
 
-	if done := res.Succeeded + res.GivenUp; done > 0 {
-		res.ReqPerChange = float64(res.Server.Requests) / float64(done)
+	if done := r.Succeeded + r.GivenUp; done > 0 {
+		r.ReqPerChange = float64(r.Server.Requests) / float64(done)
 	}
-	if res.WallSec > 0 {
-		res.ChangesPerSec = float64(res.Succeeded) / res.WallSec
+	if r.WallSec > 0 {
+		r.ChangesPerSec = float64(r.Succeeded) / r.WallSec
 	}
-	if res.Server.Commits > 0 {
-		res.AvgBatch = float64(res.Succeeded) / float64(res.Server.Commits)
+	if r.Server.Commits > 0 {
+		r.AvgBatch = float64(r.Succeeded) / float64(r.Server.Commits)
 	}
 }

@@ -82,7 +82,7 @@ func (blindStrategy) name() string      { return StrategyBlind }
 func (blindStrategy) variant() string   { return "" }
 func (blindStrategy) blindWrites() bool { return true }
 func (blindStrategy) newReplica(env replicaEnv) (remover, error) {
-	return &blindRemover{c: rawClient{url: env.url, http: env.http}}, nil
+	return &blindRemover{c: rawClient(env)}, nil
 }
 
 type blindRemover struct {
@@ -112,7 +112,7 @@ func (mutexStrategy) name() string      { return StrategyMutex }
 func (mutexStrategy) variant() string   { return "" }
 func (mutexStrategy) blindWrites() bool { return true }
 func (mutexStrategy) newReplica(env replicaEnv) (remover, error) {
-	return &blindRemover{c: rawClient{url: env.url, http: env.http}, mu: &sync.Mutex{}}, nil
+	return &blindRemover{c: rawClient(env), mu: &sync.Mutex{}}, nil
 }
 
 // occRemover is one optimistic read-modify-write attempt.
@@ -144,7 +144,7 @@ func (occDefaultStrategy) name() string      { return StrategyOCCDefault }
 func (occDefaultStrategy) variant() string   { return "" }
 func (occDefaultStrategy) blindWrites() bool { return false }
 func (occDefaultStrategy) newReplica(env replicaEnv) (remover, error) {
-	return occDefaultRemover{occRemover{rawClient{url: env.url, http: env.http}}}, nil
+	return occDefaultRemover{occRemover{rawClient(env)}}, nil
 }
 
 type occDefaultRemover struct{ occRemover }
@@ -172,7 +172,7 @@ func (occJitterStrategy) name() string      { return StrategyOCCJitter }
 func (occJitterStrategy) variant() string   { return "" }
 func (occJitterStrategy) blindWrites() bool { return false }
 func (occJitterStrategy) newReplica(env replicaEnv) (remover, error) {
-	return occJitterRemover{occRemover{rawClient{url: env.url, http: env.http}}}, nil
+	return occJitterRemover{occRemover{rawClient(env)}}, nil
 }
 
 type occJitterRemover struct{ occRemover }

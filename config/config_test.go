@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/listkeeper/listkeeper/test/e2e/harness"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
+
+	"github.com/listkeeper/listkeeper/test/e2e/harness"
 )
 
 // These tests check the kustomize configuration against a real
@@ -83,7 +84,7 @@ func runTests(m *testing.M) int {
 		envErr = err
 		return m.Run()
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	kubeconfig = filepath.Join(dir, "kubeconfig")
 	if err := os.WriteFile(kubeconfig, raw, 0o600); err != nil {
 		envErr = err

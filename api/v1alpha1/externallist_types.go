@@ -185,7 +185,3 @@ type ExternalListList struct {
 	// Items are the ExternalList objects.
 	Items []ExternalList `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&ExternalList{}, &ExternalListList{})
-}

@@ -103,7 +103,3 @@ type ListEntryList struct {
 	// Items are the ListEntry objects.
 	Items []ListEntry `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&ListEntry{}, &ListEntryList{})
-}

@@ -127,7 +127,9 @@ func TestBadLists(t *testing.T) {
 		t.Fatal(err)
 	}
 	closedURL := "http://" + l.Addr().String() + "/list"
-	l.Close()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	// A server that answers with an HTML page and a strong ETag, as a
 	// login page or a misrouted ingress would.

@@ -198,7 +198,7 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, entry *v1alpha1.L
 // is in flight; its completion queues the entry again.
 func (r *EntryReconciler) change(entry *v1alpha1.ListEntry, cl *etagclient.Client, key string, add bool) (etagclient.Result, bool, error) {
 	name := client.ObjectKeyFromObject(entry)
-	res, err, found, done := r.flights.take(name, entry.UID, add, entry.Spec.ID, key)
+	res, found, done, err := r.flights.take(name, entry.UID, add, entry.Spec.ID, key)
 	if found {
 		return res, done, err
 	}

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"errors"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -35,23 +36,23 @@ type flights struct {
 // one was submitted: done reports whether it completed (and the flight is
 // then forgotten), found whether one exists. A flight for anything else is
 // dropped: the new decision replaces it.
-func (f *flights) take(name types.NamespacedName, uid types.UID, add bool, id, key string) (res etagclient.Result, err error, found, done bool) {
+func (f *flights) take(name types.NamespacedName, uid types.UID, add bool, id, key string) (res etagclient.Result, found, done bool, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	fl, ok := f.m[name]
 	if !ok {
-		return etagclient.Result{}, nil, false, false
+		return etagclient.Result{}, false, false, nil
 	}
 	if fl.uid != uid || fl.add != add || fl.id != id || fl.key != key {
 		delete(f.m, name)
-		return etagclient.Result{}, nil, false, false
+		return etagclient.Result{}, false, false, nil
 	}
 	res, err = fl.pending.Result()
-	if err == etagclient.ErrNotDone {
-		return etagclient.Result{}, nil, true, false
+	if errors.Is(err, etagclient.ErrNotDone) {
+		return etagclient.Result{}, true, false, nil
 	}
 	delete(f.m, name)
-	return res, err, true, true
+	return res, true, true, err
 }
 
 func (f *flights) put(name types.NamespacedName, fl *flight) {

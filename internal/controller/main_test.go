@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/listkeeper/listkeeper/test/e2e/harness"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
+	"github.com/listkeeper/listkeeper/test/e2e/harness"
 )
 
 // The envtest suite: one kube-apiserver and etcd for the whole package,

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -165,7 +166,7 @@ func (f *flights) allDone() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, fl := range f.m {
-		if _, err := fl.pending.Result(); err == etagclient.ErrNotDone {
+		if _, err := fl.pending.Result(); errors.Is(err, etagclient.ErrNotDone) {
 			return false
 		}
 	}

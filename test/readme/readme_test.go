@@ -28,7 +28,7 @@ func readmeCommands(t *testing.T) []command {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var cmds []command
 	var cur *command
 	inBlock := false

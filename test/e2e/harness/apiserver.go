@@ -56,7 +56,7 @@ func (c *Cluster) ScrapeAPIServer(ctx context.Context) (APIServerMetrics, error)
 	if err != nil {
 		return APIServerMetrics{}, fmt.Errorf("scrape kube-apiserver: %w", err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
 		return APIServerMetrics{}, fmt.Errorf("scrape kube-apiserver: %s", resp.Status)
 	}

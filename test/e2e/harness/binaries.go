@@ -57,7 +57,7 @@ func modulePathOf(path string) string {
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {

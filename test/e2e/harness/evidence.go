@@ -114,9 +114,9 @@ func CopyFile(from, to string) error {
 var panicMarkers = []string{"panic:", "Observed a panic", "fatal error:", "WARNING: DATA RACE"}
 
 // FindPanics scans the log files for panics, fatal runtime errors and data
-// races, and returns the matching lines as "file:line: text", at most max
-// of them (max <= 0: all).
-func FindPanics(paths []string, max int) ([]string, error) {
+// races, and returns the matching lines as "file:line: text", at most limit
+// of them (limit <= 0: all).
+func FindPanics(paths []string, limit int) ([]string, error) {
 	var out []string
 	var errs []error
 	for _, p := range paths {
@@ -132,7 +132,7 @@ func FindPanics(paths []string, max int) ([]string, error) {
 					break
 				}
 			}
-			if max > 0 && len(out) >= max {
+			if limit > 0 && len(out) >= limit {
 				return out, errors.Join(errs...)
 			}
 		}

@@ -83,7 +83,7 @@ func (o ListObject) WaitReady(ctx context.Context, c client.Client, sup *Supervi
 		var xl v1alpha1.ExternalList
 		if err := c.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, &xl); err != nil {
 			last = err.Error()
-			return false, nil
+			return false, err // not fatal: Poll tries again
 		}
 		cond := meta.FindStatusCondition(xl.Status.Conditions, v1alpha1.ConditionReady)
 		if cond == nil {

@@ -259,7 +259,7 @@ func (s *ListServer) getJSON(ctx context.Context, path string, v any) error {
 	if err != nil {
 		return err
 	}
-	defer body.Close()
+	defer func() { _ = body.Close() }()
 	if err := json.NewDecoder(body).Decode(v); err != nil {
 		return fmt.Errorf("%w %s: %w", errDecode, path, err)
 	}

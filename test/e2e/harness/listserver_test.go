@@ -29,7 +29,7 @@ import (
 )
 
 // fakeAPIBin returns bin/fakeapi, built into a temp dir when bin/ lacks it.
-func fakeAPIBin(t *testing.T, ctx context.Context) string {
+func fakeAPIBin(ctx context.Context, t *testing.T) string {
 	t.Helper()
 	root, err := RepoRoot()
 	if err != nil {
@@ -53,7 +53,7 @@ func TestListServerKillRestart(t *testing.T) {
 	defer sup.StopAll()
 	seed := []byte(`{"owner":"test","items":["a","b"]}`)
 	s, err := StartListServer(ctx, sup, ListServerOptions{
-		Bin: fakeAPIBin(t, ctx), Token: "t0ken", History: true, StateFile: filepath.Join(dir, "state.json"),
+		Bin: fakeAPIBin(ctx, t), Token: "t0ken", History: true, StateFile: filepath.Join(dir, "state.json"),
 		Seed: []SeedDoc{{Path: "/l", Body: seed}},
 	})
 	if err != nil {
@@ -66,7 +66,7 @@ func TestListServerKillRestart(t *testing.T) {
 	if _, err := s.Document(ctx, "/missing"); !isStatus(err, http.StatusNotFound) {
 		t.Errorf("Document of a missing path: %v, want a 404 StatusError", err)
 	}
-	put(t, ctx, s, "/l", `{"owner":"test","items":["a","b","c"]}`)
+	put(ctx, t, s, "/l", `{"owner":"test","items":["a","b","c"]}`)
 	addr := s.Addr()
 
 	s.Kill()
@@ -101,7 +101,7 @@ func TestListServerKillRestart(t *testing.T) {
 }
 
 // put writes body to path, conditional on the current ETag.
-func put(t *testing.T, ctx context.Context, s *ListServer, path, body string) {
+func put(ctx context.Context, t *testing.T, s *ListServer, path, body string) {
 	t.Helper()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodHead, s.URL(path), nil)
 	req.Header.Set("Authorization", "Bearer "+s.Token())

@@ -190,7 +190,7 @@ func (m *Manager) scrapeCurrent(ctx context.Context) (ManagerMetrics, error) {
 	if err != nil {
 		return ManagerMetrics{}, fmt.Errorf("scrape %s: %w", m.name, err)
 	}
-	defer body.Close()
+	defer func() { _ = body.Close() }()
 	samples, err := ParseMetrics(body)
 	if err != nil {
 		return ManagerMetrics{}, fmt.Errorf("scrape %s: %w", m.name, err)

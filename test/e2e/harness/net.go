@@ -40,8 +40,11 @@ func FreePort() (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("find a free port: %w", err)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
+	port := ln.Addr().(*net.TCPAddr).Port
+	if err := ln.Close(); err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	return port, nil
 }
 
 // FreeAddr returns 127.0.0.1:<port> with a port that was free a moment ago.
@@ -74,7 +77,7 @@ func WaitReady(ctx context.Context, p *Proc, url string, timeout time.Duration) 
 	defer cancel()
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	last := ErrNotReady
+	var last error
 	for {
 		if last = Probe(ctx, url); last == nil {
 			return nil
@@ -142,7 +145,7 @@ func SaveURL(ctx context.Context, url string, header http.Header, path string) e
 	if err != nil {
 		return err
 	}
-	defer body.Close()
+	defer func() { _ = body.Close() }()
 	f, err := os.Create(path)
 	if err != nil {
 		return err
