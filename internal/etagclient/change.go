@@ -146,11 +146,12 @@ func planEdit(items []string, changes []Change) editPlan {
 	}
 	for i, it := range items {
 		keep, isNamed := named[it]
-		if isNamed {
+		switch {
+		case isNamed:
 			present[it] = true
-		} else if len(retains) > 0 {
+		case len(retains) > 0:
 			keep = inAll(it, retains)
-		} else {
+		default:
 			keep = true
 		}
 		if !keep {

@@ -22,7 +22,7 @@ func (c *Client) cycle(batch []*op) ([]*op, outcome) {
 				c.cfg.observer.Write(WriteError)
 				return batch, outcome{err: err}
 			}
-			needRead, readThisCycle = false, true
+			readThisCycle = true
 			// Changes that hold on this read, and that no other change
 			// of the batch interferes with, are done: their
 			// linearization point is this read. Re-applying them later

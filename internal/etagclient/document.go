@@ -85,7 +85,7 @@ func ParseDocument(raw []byte, p Pointer) (*Document, error) {
 	}
 	items, spans, err := scanStrings(raw, start, end)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s %v", ErrNotArray, describe(p), err)
+		return nil, fmt.Errorf("%w: %s %w", ErrNotArray, describe(p), err)
 	}
 	return &Document{raw: raw, start: start, end: end, items: items, spans: spans}, nil
 }
@@ -123,7 +123,7 @@ func scanStrings(raw []byte, start, end int) ([]string, []int32, error) {
 		if !escaped && utf8.Valid(tok) {
 			s = string(tok[1 : len(tok)-1])
 		} else if err := json.Unmarshal(tok, &s); err != nil {
-			return nil, nil, fmt.Errorf("holds an undecodable string: %v", err)
+			return nil, nil, fmt.Errorf("holds an undecodable string: %w", err)
 		}
 		items = append(items, s)
 		spans = append(spans, int32(i), int32(j))
@@ -308,9 +308,9 @@ func findSpan(raw []byte, p Pointer) (int, int, error) {
 		}
 		switch {
 		case errors.Is(err, errDuplicateMember):
-			return 0, 0, fmt.Errorf("%w: %s: %v", ErrDuplicateKey, describe(p[:depth+1]), err)
+			return 0, 0, fmt.Errorf("%w: %s: %w", ErrDuplicateKey, describe(p[:depth+1]), err)
 		case err != nil:
-			return 0, 0, fmt.Errorf("%w: %s: %v", ErrNotArray, describe(p[:depth+1]), err)
+			return 0, 0, fmt.Errorf("%w: %s: %w", ErrNotArray, describe(p[:depth+1]), err)
 		}
 	}
 	return start, end, nil

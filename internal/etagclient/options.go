@@ -21,7 +21,7 @@ const (
 	DefaultTransportRetries = 4
 	// DefaultTransportWaitMin and DefaultTransportWaitMax bound the
 	// exponential wait between transport retries.
-	DefaultTransportWaitMin = 50 * time.Millisecond
+	DefaultTransportWaitMin = 50 * time.Millisecond //nolint:revive // Min/Max as in retryablehttp's RetryWaitMin/Max, not minutes
 	DefaultTransportWaitMax = 2 * time.Second
 	// DefaultMaxRetryAfter caps how long a Retry-After header can make the
 	// client wait, so a hostile server cannot park a worker.

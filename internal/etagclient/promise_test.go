@@ -474,13 +474,12 @@ func TestSameIDChangesSettleInSubmissionOrder(t *testing.T) {
 // until release is called; every other wait fires at once. held is closed
 // when that first wait begins. It is safe for concurrent use.
 type holdClock struct {
-	held     chan struct{}
-	fire     chan time.Time // closed by release
-	once     sync.Once
-	mu       sync.Mutex
-	now      time.Time
-	holding  bool
-	released bool
+	held    chan struct{}
+	fire    chan time.Time // closed by release
+	once    sync.Once
+	mu      sync.Mutex
+	now     time.Time
+	holding bool
 }
 
 var _ etagclient.Clock = (*holdClock)(nil)
@@ -825,7 +824,7 @@ func TestPutStatusesAreClassified(t *testing.T) {
 				if errors.Is(err, etagclient.ErrConflictRetriesExhausted) {
 					t.Errorf("err = %v: a %d is not a lost race", err, tt.code)
 				}
-				if tt.want != etagclient.ErrUnreachable && errors.Is(err, etagclient.ErrUnreachable) {
+				if !errors.Is(tt.want, etagclient.ErrUnreachable) && errors.Is(err, etagclient.ErrUnreachable) {
 					t.Errorf("err = %v: a %d answer is not ErrUnreachable", err, tt.code)
 				}
 			}
