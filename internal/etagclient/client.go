@@ -185,14 +185,28 @@ func (c *Client) Submit(ch Change, notify func()) (*Pending, error) {
 	if err := ch.Validate(); err != nil {
 		return nil, err
 	}
-	return &Pending{op: c.submit(ch, false, notify)}, nil
+	return &Pending{op: c.submit(ch, false, notify, nil)}, nil
+}
+
+// SubmitFenced is Submit for a caller whose right to make the change can
+// end, such as a replica that owns the change's bucket only while its Lease
+// lives. After a write that carried the change was lost (412, or no
+// answer), the change is applied again only if owns still reports true;
+// otherwise it fails with ErrFenced. A write already in flight is fenced by
+// the server: it carries If-Match.
+func (c *Client) SubmitFenced(ch Change, owns func() bool, notify func()) (*Pending, error) {
+	if err := ch.Validate(); err != nil {
+		return nil, err
+	}
+	p := &Pending{op: c.submit(ch, false, notify, owns)}
+	return p, nil
 }
 
 // Read returns the list as it is now, revalidating the cached copy with
 // If-None-Match. It shares cycles with Update, so a read never races a write
 // of the same process, and it sees every change submitted before it.
 func (c *Client) Read(ctx context.Context) (Snapshot, error) {
-	o := c.submit(Change{}, true, nil)
+	o := c.submit(Change{}, true, nil, nil)
 	if err := c.wait(ctx, o); err != nil {
 		return Snapshot{}, err
 	}

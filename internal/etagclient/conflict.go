@@ -16,8 +16,10 @@ import (
 // the write may or may not have landed.
 //
 // Either way the cycle
-//  1. counts the attempt against the budget of every change that rode in
-//     it; a change whose own budget is spent (ConflictPolicy.MaxAttempts
+//  1. drops the changes whose owner gave them up (Client.SubmitFenced): a
+//     replica that lost a bucket must not write for it again; then counts
+//     the attempt against the budget of every change that rode in it; a
+//     change whose own budget is spent (ConflictPolicy.MaxAttempts
 //     PUTs, or MaxElapsedTime since it was submitted) fails, and the others
 //     go on;
 //  2. backs off with jitter after a 412, so writers that lost together do
@@ -48,6 +50,11 @@ func (c *Client) afterLoss(batch []*op, lost putOutcome) []*op {
 	now := c.cfg.clock.Now()
 	rest := batch[:0:0]
 	for _, o := range batch {
+		if o.owns != nil && !o.owns() {
+			c.cfg.observer.Write(WriteError)
+			c.finish(o, outcome{err: fmt.Errorf("update %s: %w", c.safeURL, ErrFenced)})
+			continue
+		}
 		if o.read || !c.cfg.conflict.spent(o.attempts, now.Sub(o.submitted)) {
 			rest = append(rest, o)
 			continue

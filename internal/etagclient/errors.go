@@ -76,6 +76,11 @@ var (
 	// itself.
 	ErrWriteRedirected = fmt.Errorf("%w: write redirected", ErrRejected)
 
+	// ErrFenced: a write that carried the change was lost, and the caller
+	// no longer has the right to make it (see Client.SubmitFenced), so it
+	// was not applied again.
+	ErrFenced = errors.New("change fenced: its owner gave it up")
+
 	// ErrClosed: the Client was closed before the change completed. The
 	// change may have been applied if a write was in flight.
 	ErrClosed = errors.New("client closed")

@@ -12,6 +12,7 @@ type op struct {
 	change    Change
 	read      bool // a Read: revalidate the document before completing
 	notify    func()
+	owns      func() bool // nil: the change is never fenced
 	submitted time.Time // by the Client's clock; the change's budget counts from here
 	attempts  int       // PUTs that carried the change
 	done      chan struct{}
@@ -45,8 +46,8 @@ func (c *Client) finish(o *op, out outcome) {
 	}
 }
 
-func (c *Client) submit(ch Change, read bool, notify func()) *op {
-	o := &op{change: ch, read: read, notify: notify, submitted: c.cfg.clock.Now(), done: make(chan struct{})}
+func (c *Client) submit(ch Change, read bool, notify func(), owns func() bool) *op {
+	o := &op{change: ch, read: read, notify: notify, owns: owns, submitted: c.cfg.clock.Now(), done: make(chan struct{})}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {

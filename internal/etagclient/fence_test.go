@@ -1,0 +1,60 @@
+package etagclient_test
+
+import (
+	"errors"
+	"net/http"
+	"sync/atomic"
+	"testing"
+
+	"github.com/listkeeper/listkeeper/internal/etagclient"
+)
+
+// TestFencedChangeIsNotReappliedAfterALostWrite: a change submitted with
+// SubmitFenced whose owner gave it up while its write was in flight is not
+// applied again after that write lost (412): a zombie replica must not
+// write for a bucket it no longer owns. A change whose owner still holds it
+// is retried as usual.
+func TestFencedChangeIsNotReappliedAfterALostWrite(t *testing.T) {
+	for _, stillOwned := range []bool{false, true} {
+		name := map[bool]string{false: "owner gave it up: ErrFenced, no second PUT", true: "still owned: retried and committed"}[stillOwned]
+		t.Run(name, func(t *testing.T) {
+			var owned atomic.Bool
+			owned.Store(true)
+			srv := startListServer(t, `["a"]`, func(s *listServer, w http.ResponseWriter, r *http.Request, nth int) bool {
+				if r.Method != http.MethodPut || nth > 1 {
+					return false
+				}
+				// The first write loses to another writer, and meanwhile
+				// the bucket moves away (or does not).
+				s.otherWriter(nil)
+				owned.Store(stillOwned)
+				w.WriteHeader(http.StatusPreconditionFailed)
+				return true
+			})
+			c, _ := ownedClient(t, srv.url(), etagclient.WithConflictPolicy(tinyPolicy(10)), noTransportRetries)
+			p, err := c.SubmitFenced(etagclient.Change{Add: []string{"x"}}, owned.Load, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = waitDone(t, "fenced add", p)
+			if stillOwned {
+				if err != nil {
+					t.Fatalf("err = %v, want the change committed after the 412", err)
+				}
+				if got := srv.stored(); got != `["a","x"]` {
+					t.Fatalf("stored %s, want [\"a\",\"x\"]", got)
+				}
+				return
+			}
+			if !errors.Is(err, etagclient.ErrFenced) {
+				t.Fatalf("err = %v, want ErrFenced", err)
+			}
+			if n := srv.count(http.MethodPut); n != 1 {
+				t.Fatalf("%d PUTs, want 1: the fenced change was written again", n)
+			}
+			if got := srv.stored(); got != `["a"]` {
+				t.Fatalf("stored %s, want the list untouched", got)
+			}
+		})
+	}
+}

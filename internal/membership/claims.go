@@ -1,0 +1,36 @@
+package membership
+
+import (
+	"encoding/base64"
+	"fmt"
+)
+
+// encodeClaims writes the held buckets as a bitmap, base64 (256 buckets take
+// 44 characters).
+func encodeClaims(held []bool) string {
+	bits := make([]byte, (len(held)+7)/8)
+	for b, h := range held {
+		if h {
+			bits[b/8] |= 1 << (b % 8)
+		}
+	}
+	return base64.RawURLEncoding.EncodeToString(bits)
+}
+
+// decodeClaims reads a bitmap written by encodeClaims for n buckets. A
+// member configured with another bucket count is a misconfiguration: its
+// claims cannot be read, and it is reported.
+func decodeClaims(s string, n int) ([]bool, error) {
+	bits, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("bucket claims: %w", err)
+	}
+	if len(bits) != (n+7)/8 {
+		return nil, fmt.Errorf("bucket claims for %d buckets, this member has %d", len(bits)*8, n)
+	}
+	out := make([]bool, n)
+	for b := range out {
+		out[b] = bits[b/8]&(1<<(b%8)) != 0
+	}
+	return out, nil
+}
