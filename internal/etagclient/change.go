@@ -102,8 +102,9 @@ type editPlan struct {
 // len(changes)).
 func planEdit(items []string, changes []Change) editPlan {
 	sets := make([]changeSets, len(changes))
-	named := make(map[string]bool) // id -> present after the fold
-	var order []string             // IDs named by Add, in first-seen order
+	named := make(map[string]bool)   // id -> present after the fold
+	var order []string               // IDs named by Add, in first-seen order
+	ordered := map[string]struct{}{} // the IDs in order
 	var retains []map[string]struct{}
 	for i, c := range changes {
 		sets[i] = changeSets{add: toSet(c.Add), remove: toSet(c.Remove)}
@@ -112,7 +113,11 @@ func planEdit(items []string, changes []Change) editPlan {
 			retains = append(retains, sets[i].retain)
 		}
 		for _, id := range c.Add {
-			if _, seen := named[id]; !seen {
+			// An ID removed by an earlier change and added by a later
+			// one must still be appended: order is kept apart from
+			// named.
+			if _, seen := ordered[id]; !seen {
+				ordered[id] = struct{}{}
 				order = append(order, id)
 			}
 			named[id] = false

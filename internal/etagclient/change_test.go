@@ -23,6 +23,7 @@ func TestApply(t *testing.T) {
 		{"adds keep arrival order", nil, []Change{{Add: []string{"b"}}, {Add: []string{"a", "b"}}}, []string{"b", "a"}, true},
 		{"later remove wins over earlier add", []string{"a"}, []Change{{Add: []string{"x"}}, {Remove: []string{"x"}}}, []string{"a"}, false},
 		{"later add wins over earlier remove", []string{"a", "x"}, []Change{{Remove: []string{"x"}}, {Add: []string{"x"}}}, []string{"a", "x"}, false},
+		{"later add wins over earlier remove when absent", []string{"a"}, []Change{{Remove: []string{"x"}}, {Add: []string{"x"}}}, []string{"a", "x"}, true},
 		{"remove then add moves nothing when present", []string{"x", "a"}, []Change{{Remove: []string{"x"}}, {Add: []string{"x"}}}, []string{"x", "a"}, false},
 		{"retain only", []string{"a", "b", "c"}, []Change{{RetainOnly: []string{"a", "c", "z"}}}, []string{"a", "c"}, true},
 		{"retain with add", []string{"a", "b"}, []Change{{RetainOnly: []string{"a", "z"}, Add: []string{"z"}}}, []string{"a", "z"}, true},
