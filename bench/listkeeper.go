@@ -78,6 +78,7 @@ func (listkeeperStrategy) blindWrites() bool { return false }
 func (s listkeeperStrategy) newReplica(env replicaEnv) (remover, error) {
 	counters := &etagclient.Counters{}
 	c, err := etagclient.New(env.url,
+		etagclient.WithBatchInterval(0),
 		etagclient.WithHTTPClient(env.http),
 		etagclient.WithObserver(counters),
 		etagclient.WithConflictPolicy(s.policy.Policy))

@@ -85,7 +85,7 @@ func measureMicro(ctx context.Context, listSize, changes, reps int) (MicroResult
 	hc, tr := newReplicaHTTPClient(1, &counts)
 	defer tr.CloseIdleConnections()
 	obs := &etagclient.Counters{}
-	c, err := etagclient.New(srv.url, etagclient.WithHTTPClient(hc), etagclient.WithObserver(obs))
+	c, err := etagclient.New(srv.url, etagclient.WithHTTPClient(hc), etagclient.WithObserver(obs), etagclient.WithBatchInterval(0))
 	if err != nil {
 		return res, err
 	}

@@ -17,6 +17,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -28,6 +29,7 @@ import (
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/controller"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/membership"
 	"github.com/listkeeper/listkeeper/internal/metrics"
 )
 
@@ -48,6 +50,10 @@ type options struct {
 	conflictElapsed time.Duration
 	transportTries  int
 	batchInterval   time.Duration
+	leaseNamespace  string
+	leaseDuration   time.Duration
+	renewPeriod     time.Duration
+	buckets         int
 }
 
 func (o *options) bind(fs *flag.FlagSet) {
@@ -55,7 +61,7 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&o.metricsSecure, "metrics-secure", true, "Serve metrics over HTTPS with authentication and authorization.")
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz probes; 0 disables them.")
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "Elect a leader. Off by default: every replica is active and correct.")
-	fs.IntVar(&o.maxConcurrent, "max-concurrent-reconciles", 8, "Workers per controller.")
+	fs.IntVar(&o.maxConcurrent, "max-concurrent-reconciles", controller.DefaultMaxConcurrentReconciles, "Workers per controller.")
 	fs.StringVar(&o.namespace, "namespace", "", "Only watch this namespace (empty: all).")
 	fs.StringVar(&o.allowedHosts, "allowed-hosts", "", "Comma-separated host patterns (path.Match, e.g. '*.lists.example.com') that spec.url may name; empty allows all.")
 	fs.DurationVar(&o.requestTimeout, "request-timeout", etagclient.DefaultRequestTimeout, "Timeout of one HTTP request to a list server, body included.")
@@ -65,8 +71,26 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.DurationVar(&o.conflictMax, "conflict-backoff-max", p.MaxInterval, "Largest backoff after a 412 (before jitter).")
 	fs.IntVar(&o.conflictTries, "conflict-max-attempts", p.MaxAttempts, "Write attempts per cycle before ConflictRetriesExhausted (0: no limit).")
 	fs.DurationVar(&o.conflictElapsed, "conflict-max-elapsed", p.MaxElapsedTime, "Longest a cycle retries after 412s (0: no limit).")
-	fs.DurationVar(&o.batchInterval, "batch-interval", controller.DefaultBatchInterval, "Least time between two write cycles of a replica to one list; changes arriving meanwhile share the next write. 0 writes as soon as the previous write ends.")
+	fs.DurationVar(&o.batchInterval, "batch-interval", etagclient.DefaultBatchInterval, "Least time between two write cycles of a replica to one list; changes arriving meanwhile share the next write. 0 writes as soon as the previous write ends.")
 	fs.IntVar(&o.transportTries, "transport-retries", etagclient.DefaultTransportRetries, "Retries of one request after a connection error, 5xx or 429.")
+	fs.StringVar(&o.leaseNamespace, "lease-namespace", defaultLeaseNamespace(), "Namespace of the members' Leases: the operator's own (default: POD_NAMESPACE, else the service account's namespace, else default).")
+	fs.DurationVar(&o.leaseDuration, "lease-duration", membership.DefaultLeaseDuration, "How long a replica's Lease lives without renewal; a dead replica's work moves after about this long.")
+	fs.DurationVar(&o.renewPeriod, "lease-renew-period", membership.DefaultRenewPeriod, "How often a replica renews its Lease (less than a third of --lease-duration).")
+	fs.IntVar(&o.buckets, "buckets", membership.DefaultBuckets, "Number of buckets the work is cut into; every replica must use the same number.")
+}
+
+// defaultLeaseNamespace is POD_NAMESPACE, else the namespace of the pod's
+// service account, else "default".
+func defaultLeaseNamespace() string {
+	if ns := os.Getenv("POD_NAMESPACE"); ns != "" {
+		return ns
+	}
+	if b, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace"); err == nil {
+		if ns := strings.TrimSpace(string(b)); ns != "" {
+			return ns
+		}
+	}
+	return "default"
 }
 
 func (o *options) clientOptions() []etagclient.Option {
@@ -112,24 +136,27 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("create manager: %w", err)
 	}
-	lists := &controller.ListClients{
-		Cached:       mgr.GetClient(),
-		Live:         mgr.GetAPIReader(),
-		Options:      o.clientOptions(),
-		AllowedHosts: splitList(o.allowedHosts),
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("kubernetes client: %w", err)
 	}
-	defer lists.Close()
-	if err := (&controller.EntryReconciler{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists,
-		Recorder: mgr.GetEventRecorder("listkeeper"), MaxConcurrentReconciles: o.maxConcurrent,
-	}).SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("set up ListEntry controller: %w", err)
+	member, err := membership.New(kube, membership.Options{
+		Namespace: o.leaseNamespace, LeaseDuration: o.leaseDuration, RenewPeriod: o.renewPeriod,
+		Buckets: o.buckets, Log: ctrl.Log.WithName("membership"),
+	})
+	if err != nil {
+		return err
 	}
-	if err := (&controller.ListReconciler{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists,
-		Recorder: mgr.GetEventRecorder("listkeeper"), MaxConcurrentReconciles: o.maxConcurrent,
-	}).SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("set up ExternalList controller: %w", err)
+	if err := mgr.Add(member); err != nil {
+		return fmt.Errorf("add membership: %w", err)
+	}
+	if err := controller.Setup(mgr, controller.Options{
+		MaxConcurrentReconciles: o.maxConcurrent,
+		ClientOptions:           o.clientOptions(),
+		AllowedHosts:            splitList(o.allowedHosts),
+		Owner:                   member,
+	}); err != nil {
+		return err
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err
@@ -143,7 +170,7 @@ func run() error {
 		return err
 	}
 	log.Info("starting manager", "leaderElection", o.leaderElect, "namespace", o.namespace,
-		"maxConcurrentReconciles", o.maxConcurrent)
+		"maxConcurrentReconciles", o.maxConcurrent, "member", member.Identity(), "leaseNamespace", o.leaseNamespace)
 	ctx := ctrl.SetupSignalHandler()
 	if err := mgr.Start(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("run manager: %w", err)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"sort"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 )
@@ -17,15 +19,17 @@ func isLive(e *v1alpha1.ListEntry) bool {
 	return e.DeletionTimestamp.IsZero()
 }
 
-// heldByOthers reports whether another live entry of the same list holds id.
-// entries are candidates from the same namespace; self is skipped by UID.
-func heldByOthers(self *v1alpha1.ListEntry, entries []v1alpha1.ListEntry) bool {
+// heldByOthers reports whether another live entry holds self's ID in the
+// document doc, through any ExternalList. docs maps an entry's list (its
+// ListKey) to the document that list names; a list that does not exist is
+// missing from it. self is skipped by UID.
+func heldByOthers(self *v1alpha1.ListEntry, doc string, entries []v1alpha1.ListEntry, docs map[types.NamespacedName]string) bool {
 	for i := range entries {
 		e := &entries[i]
-		if e.UID == self.UID || !isLive(e) {
+		if e.UID == self.UID || !isLive(e) || e.Spec.ID != self.Spec.ID {
 			continue
 		}
-		if e.Spec.ListRef.Name == self.Spec.ListRef.Name && e.Spec.ID == self.Spec.ID {
+		if d, ok := docs[e.ListKey()]; ok && d == doc {
 			return true
 		}
 	}

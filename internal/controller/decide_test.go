@@ -32,6 +32,13 @@ func entry(uid, list, id string, deleting bool) v1alpha1.ListEntry {
 
 func TestHeldByOthers(t *testing.T) {
 	self := entry("self", "allow", "a", true)
+	// allow and allow-2 name one document, deny another; gone does not
+	// exist.
+	docs := map[types.NamespacedName]string{
+		{Namespace: "ns", Name: "allow"}:   "doc-1",
+		{Namespace: "ns", Name: "allow-2"}: "doc-1",
+		{Namespace: "ns", Name: "deny"}:    "doc-2",
+	}
 	tests := []struct {
 		name    string
 		entries []v1alpha1.ListEntry
@@ -41,8 +48,10 @@ func TestHeldByOthers(t *testing.T) {
 		{name: "only self", entries: []v1alpha1.ListEntry{self}, want: false},
 		{name: "self live copy is still self (same UID)", entries: []v1alpha1.ListEntry{entry("self", "allow", "a", false)}, want: false},
 		{name: "live other with same ID and list", entries: []v1alpha1.ListEntry{self, entry("o", "allow", "a", false)}, want: true},
+		{name: "live other with same ID through another list of the same document", entries: []v1alpha1.ListEntry{entry("o", "allow-2", "a", false)}, want: true},
 		{name: "deleting other does not hold", entries: []v1alpha1.ListEntry{entry("o", "allow", "a", true)}, want: false},
-		{name: "other list", entries: []v1alpha1.ListEntry{entry("o", "deny", "a", false)}, want: false},
+		{name: "other document", entries: []v1alpha1.ListEntry{entry("o", "deny", "a", false)}, want: false},
+		{name: "a list that does not exist names no document", entries: []v1alpha1.ListEntry{entry("o", "gone", "a", false)}, want: false},
 		{name: "other ID", entries: []v1alpha1.ListEntry{entry("o", "allow", "b", false)}, want: false},
 		{name: "ID match is exact", entries: []v1alpha1.ListEntry{entry("o", "allow", "A", false), entry("p", "allow", "a ", false)}, want: false},
 		{name: "one holder among many", entries: []v1alpha1.ListEntry{
@@ -51,7 +60,7 @@ func TestHeldByOthers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := heldByOthers(&self, tc.entries); got != tc.want {
+			if got := heldByOthers(&self, "doc-1", tc.entries, docs); got != tc.want {
 				t.Errorf("heldByOthers = %t, want %t", got, tc.want)
 			}
 		})

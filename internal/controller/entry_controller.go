@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -34,19 +35,24 @@ type EventRecorder interface {
 	Eventf(regarding runtime.Object, related runtime.Object, eventtype, reason, action, note string, args ...any)
 }
 
-// EntryReconciler keeps a ListEntry's ID on its ExternalList while the entry
-// lives, and takes it off when the entry is deleted and no other live entry
-// of the same list holds the same ID.
+// conflictRequeue is how soon an object whose write met a newer version (an
+// optimistic-lock conflict) is reconciled again, from a fresher cache.
+const conflictRequeue = 200 * time.Millisecond
+
+// EntryReconciler keeps a ListEntry's ID on its ExternalList's document
+// while the entry lives, and takes it off when the entry is deleted and no
+// other live entry holds the same ID in the same document. Only the replica
+// that owns the entry's bucket acts on it: it alone writes the entry's
+// finalizer, status and events, and submits its changes.
 type EntryReconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
-	// APIReader reads from the API server directly, for the checks that a
-	// stale cache must not decide.
-	APIReader client.Reader
 	// Lists hands out the shared ETag clients.
 	Lists *ListClients
 	// Recorder emits events.
 	Recorder EventRecorder
+	// Owner decides which entries this replica acts on.
+	Owner Owner
 	// MaxConcurrentReconciles is the number of workers (default 1).
 	MaxConcurrentReconciles int
 
@@ -60,6 +66,8 @@ var _ reconcile.Reconciler = (*EntryReconciler)(nil)
 type entryScope struct {
 	entry  *v1alpha1.ListEntry
 	before *v1alpha1.ListEntry // for the status patch
+	list   *v1alpha1.ExternalList
+	bucket int
 }
 
 // +kubebuilder:rbac:groups=listkeeper.dev,resources=listentries,verbs=get;list;watch;update;patch
@@ -74,65 +82,63 @@ type entryScope struct {
 func (r *EntryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	entry := &v1alpha1.ListEntry{}
 	if err := r.Client.Get(ctx, req.NamespacedName, entry); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, err
+		if apierrors.IsNotFound(err) {
+			// Released by this replica, or deleted before it had a
+			// finalizer: nothing of it is on a list.
+			r.flights.forget(req.NamespacedName)
 		}
-		// Fix: the reconcile queued by a change's completion may find the
-		// entry gone (another replica removed the ID and released it). Its
-		// flight used to be left behind (a leak), and an add that landed
-		// after that removal stayed on the list for good.
-		return ctrl.Result{}, r.settleOrphan(ctx, req.NamespacedName, "")
-	}
-	if err := r.settleOrphan(ctx, req.NamespacedName, entry.UID); err != nil {
-		return ctrl.Result{}, err
-	}
-	if !entry.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, entry)
-	}
-	if !controllerutil.ContainsFinalizer(entry, v1alpha1.FinalizerName) {
-		patch := client.MergeFrom(entry.DeepCopy())
-		controllerutil.AddFinalizer(entry, v1alpha1.FinalizerName)
-		if err := r.Client.Patch(ctx, entry, patch); err != nil {
-			return ctrl.Result{}, client.IgnoreNotFound(err)
-		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	s := &entryScope{entry: entry, before: entry.DeepCopy()}
-	err := r.ensureAdded(ctx, s)
-	return ctrl.Result{}, errors.Join(err, r.patchStatus(ctx, s))
+	xl, err := r.getList(ctx, entry)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, err
+	}
+	s.list = xl
+	s.bucket = r.Owner.Bucket(entryKey(entry, xl))
+	release, ok := r.Owner.Acquire(s.bucket)
+	if !ok {
+		// Another replica owns it; this one queues it when it takes the
+		// bucket over.
+		return ctrl.Result{}, nil
+	}
+	defer release()
+	if !entry.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, s)
+	}
+	if !controllerutil.ContainsFinalizer(entry, v1alpha1.FinalizerName) {
+		if err := r.patchFinalizer(ctx, entry, controllerutil.AddFinalizer); err != nil {
+			return requeueOnConflict(err)
+		}
+		s.before = entry.DeepCopy()
+	}
+	err = r.ensureAdded(ctx, s)
+	return requeueOnConflict(errors.Join(err, r.patchStatus(ctx, s)))
 }
 
 // ensureAdded submits the add, or records the outcome of the one submitted
 // before.
 func (r *EntryReconciler) ensureAdded(ctx context.Context, s *entryScope) error {
-	// Fix: an ID the list client cannot carry used to be retried forever
-	// as ListUnreachable. It can never work and spec.id is immutable.
+	// An ID the list client cannot carry can never work, and spec.id is
+	// immutable.
 	if err := checkID(s.entry.Spec.ID); err != nil {
 		return reconcile.TerminalError(r.fail(s, "Add", err))
 	}
-	xl, err := r.getList(ctx, s.entry)
-	if apierrors.IsNotFound(err) {
+	if s.list == nil {
 		s.setSynced(metav1.ConditionFalse, v1alpha1.ReasonListNotFound,
 			fmt.Sprintf("ExternalList %q does not exist", s.entry.Spec.ListRef.Name))
 		return nil // the ExternalList watch queues the entry when it appears
 	}
-	if err != nil {
-		return err
-	}
-	cl, key, err := r.Lists.For(ctx, xl)
+	cl, key, err := r.Lists.For(ctx, s.list)
 	if err != nil {
 		return r.fail(s, "Add", err)
 	}
-	res, done, err := r.change(s.entry, cl, key, true)
+	res, done, err := r.change(s, cl, key, true)
 	if !done {
 		return nil
 	}
 	if err != nil {
 		return r.fail(s, "Add", err)
-	}
-	// A replica whose cache lagged may have added the ID after the entry's
-	// deletion took it off: only the API server can tell.
-	if gone, err := r.deletedMeanwhile(ctx, s.entry); err != nil || gone {
-		return err
 	}
 	s.setSynced(metav1.ConditionTrue, v1alpha1.ReasonAdded,
 		fmt.Sprintf("ID %q is on list %s (%d items)", s.entry.Spec.ID, s.entry.Spec.ListRef.Name, res.Items))
@@ -140,78 +146,73 @@ func (r *EntryReconciler) ensureAdded(ctx context.Context, s *entryScope) error 
 }
 
 // reconcileDelete takes the ID off the list unless another live entry holds
-// it, then releases the finalizer.
-func (r *EntryReconciler) reconcileDelete(ctx context.Context, entry *v1alpha1.ListEntry) (ctrl.Result, error) {
+// it in the same document, then releases the finalizer.
+func (r *EntryReconciler) reconcileDelete(ctx context.Context, s *entryScope) (ctrl.Result, error) {
+	entry := s.entry
 	if !controllerutil.ContainsFinalizer(entry, v1alpha1.FinalizerName) {
 		return ctrl.Result{}, nil
 	}
-	// Fix: an ID the list client cannot carry was never written, so there
-	// is nothing to take off; the removal used to fail forever and hold the
-	// entry.
+	// An ID the list client cannot carry was never written.
 	if checkID(entry.Spec.ID) != nil {
-		return ctrl.Result{}, r.releaseFinalizer(ctx, entry)
+		return requeueOnConflict(r.releaseFinalizer(ctx, entry))
 	}
-	s := &entryScope{entry: entry, before: entry.DeepCopy()}
-	xl, err := r.getList(ctx, entry)
-	switch {
-	case apierrors.IsNotFound(err):
+	if s.list == nil {
 		r.Recorder.Eventf(entry, nil, corev1.EventTypeWarning, v1alpha1.ReasonRemoveSkipped, "Remove",
 			"ExternalList %q does not exist, so ID %q could not be removed from it", entry.Spec.ListRef.Name, entry.Spec.ID)
-		return ctrl.Result{}, r.releaseFinalizer(ctx, entry)
-	case err != nil:
-		return ctrl.Result{}, err
+		return requeueOnConflict(r.releaseFinalizer(ctx, entry))
 	}
-	cl, key, err := r.Lists.For(ctx, xl)
+	cl, key, err := r.Lists.For(ctx, s.list)
 	if err != nil {
-		return ctrl.Result{}, errors.Join(r.fail(s, "Remove", err), r.patchStatus(ctx, s))
+		return requeueOnConflict(errors.Join(r.fail(s, "Remove", err), r.patchStatus(ctx, s)))
 	}
-	held, err := r.heldByOthersNow(ctx, entry)
+	held, err := r.heldByOthers(ctx, s)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if held {
-		// Another live entry holds the ID. A removal this entry submitted
-		// earlier may have taken it off meanwhile: put it back.
-		if r.flights.forget(client.ObjectKeyFromObject(entry)) {
-			if err := repair(ctx, cl, entry.Spec.ID, true); err != nil {
-				return ctrl.Result{}, err
-			}
-		}
-	} else {
-		_, done, err := r.change(entry, cl, key, false)
+	if !held {
+		_, done, err := r.change(s, cl, key, false)
 		if !done {
 			return ctrl.Result{}, nil
 		}
 		if err != nil {
-			return ctrl.Result{}, errors.Join(r.fail(s, "Remove", err), r.patchStatus(ctx, s))
-		}
-		// Another entry with the same ID may have appeared since the check.
-		if err := r.restoreIfHeld(ctx, entry, cl); err != nil {
-			return ctrl.Result{}, err
+			return requeueOnConflict(errors.Join(r.fail(s, "Remove", err), r.patchStatus(ctx, s)))
 		}
 	}
-	return ctrl.Result{}, r.releaseFinalizer(ctx, entry)
+	return requeueOnConflict(r.releaseFinalizer(ctx, entry))
 }
 
 // change hands the add or removal of the entry's ID to the list's client, or
 // returns the outcome of the one handed over before. done is false while it
-// is in flight; its completion queues the entry again.
-func (r *EntryReconciler) change(entry *v1alpha1.ListEntry, cl *etagclient.Client, key string, add bool) (etagclient.Result, bool, error) {
+// is in flight; its completion queues the entry again. The change keeps the
+// entry's bucket admitted until it completes, so the bucket cannot move
+// while it is in flight, and it is fenced: after a lost write it is applied
+// again only while this replica still owns the bucket.
+func (r *EntryReconciler) change(s *entryScope, cl *etagclient.Client, key string, add bool) (etagclient.Result, bool, error) {
+	entry := s.entry
 	name := client.ObjectKeyFromObject(entry)
 	res, found, done, err := r.flights.take(name, entry.UID, add, entry.Spec.ID, key)
 	if found {
 		return res, done, err
+	}
+	release, ok := r.Owner.Acquire(s.bucket)
+	if !ok {
+		return etagclient.Result{}, false, nil
 	}
 	ch := etagclient.Change{Remove: []string{entry.Spec.ID}}
 	if add {
 		ch = etagclient.Change{Add: []string{entry.Spec.ID}}
 	}
 	req := reconcile.Request{NamespacedName: name}
-	pending, err := cl.Submit(ch, func() { r.requeue(req) })
+	bucket := s.bucket
+	pending, err := cl.SubmitFenced(ch, func() bool { return r.Owner.Owns(bucket) }, func() {
+		release()
+		r.requeue(req)
+	})
 	if err != nil {
+		release()
 		return etagclient.Result{}, true, err
 	}
-	r.flights.put(name, &flight{uid: entry.UID, add: add, id: entry.Spec.ID, list: entry.Spec.ListRef.Name, key: key, pending: pending})
+	r.flights.put(name, &flight{uid: entry.UID, add: add, id: entry.Spec.ID, key: key, pending: pending})
 	return etagclient.Result{}, false, nil
 }
 
@@ -221,108 +222,33 @@ func (r *EntryReconciler) requeue(req reconcile.Request) {
 	}
 }
 
-// deletedMeanwhile checks with the API server whether the entry is being
-// deleted or gone after its ID was added; if so it takes the ID off again
-// (unless held by another entry) and reports true.
-func (r *EntryReconciler) deletedMeanwhile(ctx context.Context, entry *v1alpha1.ListEntry) (bool, error) {
-	live := &v1alpha1.ListEntry{}
-	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(entry), live)
-	switch {
-	case apierrors.IsNotFound(err):
-	case err != nil:
-		return false, fmt.Errorf("re-check entry: %w", err)
-	case live.UID == entry.UID && live.DeletionTimestamp.IsZero():
-		return false, nil
+// heldByOthers reports whether another live entry holds the entry's ID in
+// the same document, through any ExternalList in any namespace this
+// replica watches. The cache decides: every holder of the ID in this
+// document falls in the same bucket, so this replica has seen each of their
+// deletions before it processes them, and the last holder to go always
+// sees that the others are gone.
+func (r *EntryReconciler) heldByOthers(ctx context.Context, s *entryScope) (bool, error) {
+	var same v1alpha1.ListEntryList
+	if err := r.Client.List(ctx, &same, client.MatchingFields{idField: s.entry.Spec.ID}); err != nil {
+		return false, fmt.Errorf("list entries with ID %q: %w", s.entry.Spec.ID, err)
 	}
-	xl, err := r.getList(ctx, entry)
-	if err != nil {
-		return true, client.IgnoreNotFound(err)
+	docs := map[types.NamespacedName]string{}
+	for i := range same.Items {
+		k := same.Items[i].ListKey()
+		if _, seen := docs[k]; seen || same.Items[i].UID == s.entry.UID {
+			continue
+		}
+		xl := &v1alpha1.ExternalList{}
+		if err := r.Client.Get(ctx, k, xl); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return false, err
+		}
+		docs[k] = documentKey(xl)
 	}
-	held, err := r.heldLive(ctx, entry)
-	if err != nil || held {
-		return true, err
-	}
-	cl, _, err := r.Lists.For(ctx, xl)
-	if err != nil {
-		return true, err
-	}
-	r.flights.forget(client.ObjectKeyFromObject(entry))
-	return true, repair(ctx, cl, entry.Spec.ID, false)
-}
-
-// settleOrphan drops the flight that an entry no longer under name (uid is
-// the entry now there, "" when none is) left behind. When it was an add, the
-// add may have landed after another replica took the ID off and released
-// the entry, so the ID is taken off again unless another live entry holds
-// it. The add, if still pending, is in the same client and so applies
-// before the removal.
-func (r *EntryReconciler) settleOrphan(ctx context.Context, name types.NamespacedName, uid types.UID) error {
-	fl := r.flights.orphan(name, uid)
-	if fl == nil || !fl.add {
-		return nil
-	}
-	gone := &v1alpha1.ListEntry{
-		ObjectMeta: metav1.ObjectMeta{Namespace: name.Namespace, Name: name.Name, UID: fl.uid},
-		Spec:       v1alpha1.ListEntrySpec{ListRef: v1alpha1.ListReference{Name: fl.list}, ID: fl.id},
-	}
-	if _, err := r.deletedMeanwhile(ctx, gone); err != nil {
-		r.flights.put(name, fl) // the retry settles it again
-		return fmt.Errorf("settle add of ID %q left by a deleted entry: %w", fl.id, err)
-	}
-	return nil
-}
-
-// restoreIfHeld puts the ID back when, after it was removed, the API server
-// shows a live entry that holds it.
-func (r *EntryReconciler) restoreIfHeld(ctx context.Context, entry *v1alpha1.ListEntry, cl *etagclient.Client) error {
-	held, err := r.heldLive(ctx, entry)
-	if err != nil || !held {
-		return err
-	}
-	return repair(ctx, cl, entry.Spec.ID, true)
-}
-
-// repair puts id back on the list (present) or takes it off, waiting for the
-// write: the corrections that follow a race between replicas are rare and
-// must be done before the entry's finalizer or status moves on.
-func repair(ctx context.Context, cl *etagclient.Client, id string, present bool) error {
-	ch, what := etagclient.Change{Remove: []string{id}}, "take back ID %q of a deleted entry: %w"
-	if present {
-		ch, what = etagclient.Change{Add: []string{id}}, "restore ID %q held by another entry: %w"
-	}
-	if _, err := cl.Update(ctx, ch); err != nil {
-		return fmt.Errorf(what, id, err)
-	}
-	return nil
-}
-
-// heldByOthersNow decides whether another live entry holds the ID before a
-// removal. "No" may come from the cache: if the cache missed a new holder,
-// restoreIfHeld finds it on the API server after the removal. "Yes" must
-// come from the API server: two replicas whose caches each still showed the
-// other's entry as live would otherwise both skip the removal and leak the
-// ID. So the common case (a unique ID) costs no API call here.
-func (r *EntryReconciler) heldByOthersNow(ctx context.Context, entry *v1alpha1.ListEntry) (bool, error) {
-	var cached v1alpha1.ListEntryList
-	if err := r.Client.List(ctx, &cached, client.InNamespace(entry.Namespace),
-		client.MatchingFields{idField: entry.Spec.ID}); err != nil {
-		return false, fmt.Errorf("list cached entries with ID %q: %w", entry.Spec.ID, err)
-	}
-	if !heldByOthers(entry, cached.Items) {
-		return false, nil
-	}
-	return r.heldLive(ctx, entry)
-}
-
-// heldLive asks the API server (not the cache) whether another live entry of
-// the same list holds the entry's ID.
-func (r *EntryReconciler) heldLive(ctx context.Context, entry *v1alpha1.ListEntry) (bool, error) {
-	var list v1alpha1.ListEntryList
-	if err := r.APIReader.List(ctx, &list, client.InNamespace(entry.Namespace),
-		client.MatchingFields{idField: entry.Spec.ID}); err != nil {
-		return false, fmt.Errorf("list entries with ID %q: %w", entry.Spec.ID, err)
-	}
-	return heldByOthers(entry, list.Items), nil
+	return heldByOthers(s.entry, documentKey(s.list), same.Items, docs), nil
 }
 
 func (r *EntryReconciler) getList(ctx context.Context, entry *v1alpha1.ListEntry) (*v1alpha1.ExternalList, error) {
@@ -333,11 +259,32 @@ func (r *EntryReconciler) getList(ctx context.Context, entry *v1alpha1.ListEntry
 	return xl, nil
 }
 
-func (r *EntryReconciler) releaseFinalizer(ctx context.Context, entry *v1alpha1.ListEntry) error {
-	patch := client.MergeFrom(entry.DeepCopy())
-	controllerutil.RemoveFinalizer(entry, v1alpha1.FinalizerName)
-	r.flights.forget(client.ObjectKeyFromObject(entry))
+// patchFinalizer adds or removes listkeeper's finalizer with an optimistic
+// lock: the patch carries the resourceVersion it was computed from, so it
+// can never drop a finalizer that another controller added meanwhile.
+func (r *EntryReconciler) patchFinalizer(ctx context.Context, entry *v1alpha1.ListEntry, edit func(client.Object, string) bool) error {
+	patch := client.MergeFromWithOptions(entry.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	if !edit(entry, v1alpha1.FinalizerName) {
+		return nil
+	}
 	return client.IgnoreNotFound(r.Client.Patch(ctx, entry, patch))
+}
+
+func (r *EntryReconciler) releaseFinalizer(ctx context.Context, entry *v1alpha1.ListEntry) error {
+	if err := r.patchFinalizer(ctx, entry, controllerutil.RemoveFinalizer); err != nil {
+		return err
+	}
+	r.flights.forget(client.ObjectKeyFromObject(entry))
+	return nil
+}
+
+// requeueOnConflict turns an optimistic-lock conflict into a prompt retry
+// from a fresher cache instead of an error.
+func requeueOnConflict(err error) (ctrl.Result, error) {
+	if err != nil && apierrors.IsConflict(err) {
+		return ctrl.Result{RequeueAfter: conflictRequeue}, nil
+	}
+	return ctrl.Result{}, err
 }
 
 // fail records err on the Synced condition and as a Warning event with the
@@ -357,23 +304,27 @@ func (s *entryScope) setSynced(status metav1.ConditionStatus, reason, msg string
 	s.entry.Status.ObservedGeneration = s.entry.Generation
 }
 
-// patchStatus writes the status when it changed.
+// patchStatus writes the status when it changed, with an optimistic lock: a
+// replica that lost the entry (partitioned, its bucket moved) cannot write
+// over what the new owner wrote since.
 func (r *EntryReconciler) patchStatus(ctx context.Context, s *entryScope) error {
 	if equality.Semantic.DeepEqual(s.before.Status, s.entry.Status) {
 		return nil
 	}
-	return client.IgnoreNotFound(r.Client.Status().Patch(ctx, s.entry, client.MergeFrom(s.before)))
+	patch := client.MergeFromWithOptions(s.before, client.MergeFromWithOptimisticLock{})
+	return client.IgnoreNotFound(r.Client.Status().Patch(ctx, s.entry, patch))
 }
 
 // SetupWithManager registers the controller, its field indexes and its
 // watches.
 func (r *EntryReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	if r.Client == nil || r.APIReader == nil || r.Lists == nil || r.Recorder == nil {
-		return errors.New("EntryReconciler needs Client, APIReader, Lists and Recorder")
+	if r.Client == nil || r.Lists == nil || r.Recorder == nil || r.Owner == nil {
+		return errors.New("EntryReconciler needs Client, Lists, Recorder and Owner")
 	}
 	if err := indexEntries(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
+	r.Owner.OnGained(r.queueGained)
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.ListEntry{}, builder.WithPredicates(specOrDeletionChanged())).
 		Watches(&v1alpha1.ExternalList{}, handler.EnqueueRequestsFromMapFunc(r.entriesOfList),
@@ -385,6 +336,39 @@ func (r *EntryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WithOptions(crcontroller.Options{MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles)}).
 		Named("listentry").
 		Complete(r)
+}
+
+// queueGained queues the entries of buckets this replica has just taken.
+func (r *EntryReconciler) queueGained(gained []int) {
+	q := r.queue.Load()
+	if q == nil {
+		return // the controller has not started: its initial list queues everything
+	}
+	want := make(map[int]bool, len(gained))
+	for _, b := range gained {
+		want[b] = true
+	}
+	ctx := context.Background()
+	var entries v1alpha1.ListEntryList
+	if err := r.Client.List(ctx, &entries); err != nil {
+		return
+	}
+	lists := map[types.NamespacedName]*v1alpha1.ExternalList{}
+	for i := range entries.Items {
+		e := &entries.Items[i]
+		k := e.ListKey()
+		xl, ok := lists[k]
+		if !ok {
+			xl = &v1alpha1.ExternalList{}
+			if err := r.Client.Get(ctx, k, xl); err != nil {
+				xl = nil
+			}
+			lists[k] = xl
+		}
+		if want[r.Owner.Bucket(entryKey(e, xl))] {
+			(*q).Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(e)})
+		}
+	}
 }
 
 // entriesOfList maps an ExternalList to its entries, so they are queued when

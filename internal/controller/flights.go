@@ -14,7 +14,6 @@ type flight struct {
 	uid     types.UID // the entry that submitted it
 	add     bool      // add or remove
 	id      string    // the entry's ID
-	list    string    // the entry's ExternalList
 	key     string    // the list client it went to
 	pending *etagclient.Pending
 }
@@ -71,18 +70,4 @@ func (f *flights) forget(name types.NamespacedName) bool {
 	_, ok := f.m[name]
 	delete(f.m, name)
 	return ok
-}
-
-// orphan removes and returns the flight of name when it was submitted by an
-// entry other than uid ("" when no entry of that name exists any more), or
-// nil.
-func (f *flights) orphan(name types.NamespacedName, uid types.UID) *flight {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	fl, ok := f.m[name]
-	if !ok || fl.uid == uid {
-		return nil
-	}
-	delete(f.m, name)
-	return fl
 }

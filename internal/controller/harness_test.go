@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +16,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,6 +28,7 @@ import (
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
+	"github.com/listkeeper/listkeeper/internal/membership"
 	"github.com/listkeeper/listkeeper/internal/metrics"
 )
 
@@ -50,16 +53,30 @@ type managerConfig struct {
 	devLog bool
 	// clientOptions are appended to the harness's ETag client options.
 	clientOptions []etagclient.Option
+	// member makes the replica a member with its own Lease in namespace,
+	// as cmd/manager does; without it the replica owns everything.
+	member bool
+	// extraNamespaces are watched too.
+	extraNamespaces []string
+	// restConfig replaces the suite's, for example to count requests.
+	restConfig *rest.Config
 }
 
-// replica is a manager running in the test process, wired like
-// cmd/manager: its own cache, client, ListClients and ETag clients.
+// Lease timing of in-process members: short, so tests that stop a member
+// see its buckets move within seconds.
+const (
+	testLeaseDuration = 10 * time.Second
+	testRenewPeriod   = time.Second
+)
+
+// replica is a manager running in the test process, wired by Setup like
+// cmd/manager: its own cache, client, list clients and membership.
 type replica struct {
 	mgr      ctrl.Manager
 	counters *etagclient.Counters
-	lists    *ListClients
-	entries  *EntryReconciler
+	member   *membership.Member // nil when the replica owns everything
 	log      *syncBuffer
+	stop     func() // stops the manager and waits for it; idempotent
 }
 
 // startManager starts a replica and stops it (waiting for it to end) when
@@ -73,13 +90,21 @@ func startManager(t *testing.T, c managerConfig) *replica {
 	}
 	logBuf := &syncBuffer{}
 	logger := zap.New(zap.WriteTo(logBuf), zap.UseDevMode(c.devLog), zap.StacktraceLevel(zapcore.DPanicLevel))
-	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
+	cfg := restConfig
+	if c.restConfig != nil {
+		cfg = c.restConfig
+	}
+	namespaces := map[string]cache.Config{c.namespace: {}}
+	for _, ns := range c.extraNamespaces {
+		namespaces[ns] = cache.Config{}
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 testScheme,
 		Logger:                 logger,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		LeaderElection:         false,
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{c.namespace: {}}},
+		Cache:                  cache.Options{DefaultNamespaces: namespaces},
 		// Several managers in one process register controllers of the same
 		// name.
 		Controller:              config.Controller{SkipNameValidation: ptr(true)},
@@ -95,41 +120,50 @@ func startManager(t *testing.T, c managerConfig) *replica {
 		etagclient.WithConflictPolicy(testConflictPolicy),
 		etagclient.WithTransportRetries(1, 5*time.Millisecond, 20*time.Millisecond),
 		etagclient.WithLogger(logger.WithName("etagclient")),
-		etagclient.WithBatchInterval(DefaultBatchInterval), // as cmd/manager
+		etagclient.WithBatchInterval(etagclient.DefaultBatchInterval), // as cmd/manager
 	}
-	lists := &ListClients{
-		Cached:  mgr.GetClient(),
-		Live:    mgr.GetAPIReader(),
-		Options: append(opts, c.clientOptions...),
+	o := Options{MaxConcurrentReconciles: c.maxConcurrent, ClientOptions: append(opts, c.clientOptions...)}
+	var member *membership.Member
+	if c.member {
+		kube, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		member, err = membership.New(kube, membership.Options{
+			Namespace: c.namespace, LeaseDuration: testLeaseDuration, RenewPeriod: testRenewPeriod,
+			Log: logger.WithName("membership"),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := mgr.Add(member); err != nil {
+			t.Fatal(err)
+		}
+		o.Owner = member
 	}
-	entries := &EntryReconciler{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists,
-		Recorder: mgr.GetEventRecorder("listkeeper"), MaxConcurrentReconciles: c.maxConcurrent,
-	}
-	if err := entries.SetupWithManager(mgr); err != nil {
-		t.Fatalf("set up ListEntry controller: %v", err)
-	}
-	if err := (&ListReconciler{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists,
-		Recorder: mgr.GetEventRecorder("listkeeper"), MaxConcurrentReconciles: c.maxConcurrent,
-	}).SetupWithManager(mgr); err != nil {
-		t.Fatalf("set up ExternalList controller: %v", err)
+	if err := Setup(mgr, o); err != nil {
+		t.Fatalf("set up controllers: %v", err)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil && !errors.Is(err, context.Canceled) {
-				t.Errorf("manager ended with: %v", err)
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil && !errors.Is(err, context.Canceled) {
+					t.Errorf("manager ended with: %v", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Errorf("manager did not stop within 30s")
 			}
-		case <-time.After(30 * time.Second):
-			t.Errorf("manager did not stop within 30s")
-		}
-		lists.Close()
+		})
+	}
+	t.Cleanup(func() {
+		stop()
 		if t.Failed() {
 			t.Logf("manager log (last %d lines):\n%s", logTailLines, tail(logBuf.String(), logTailLines))
 		}
@@ -139,7 +173,7 @@ func startManager(t *testing.T, c managerConfig) *replica {
 	if !mgr.GetCache().WaitForCacheSync(syncCtx) {
 		t.Fatal("manager cache did not sync")
 	}
-	return &replica{mgr: mgr, counters: counters, lists: lists, entries: entries, log: logBuf}
+	return &replica{mgr: mgr, counters: counters, member: member, log: logBuf, stop: stop}
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -369,20 +403,4 @@ func putCount(srv *fakeapi.Server) int64 {
 		n += c
 	}
 	return n
-}
-
-// gate holds whoever waits on it until it is released.
-type gate struct {
-	ch     chan struct{}
-	closed atomic.Bool
-}
-
-func newGate() *gate { return &gate{ch: make(chan struct{})} }
-
-func (g *gate) wait() { <-g.ch }
-
-func (g *gate) release() {
-	if g.closed.CompareAndSwap(false, true) {
-		close(g.ch)
-	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
@@ -40,10 +44,14 @@ type ListReconciler struct {
 	Lists *ListClients
 	// Recorder emits events.
 	Recorder EventRecorder
+	// Owner decides which ExternalLists this replica acts on.
+	Owner Owner
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// MaxConcurrentReconciles is the number of workers (default 1).
 	MaxConcurrentReconciles int
+
+	queue atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]
 }
 
 var _ reconcile.Reconciler = (*ListReconciler)(nil)
@@ -73,6 +81,11 @@ func (r *ListReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	release, ok := r.Owner.Acquire(r.Owner.Bucket(listKey(xl.Namespace, xl.Name)))
+	if !ok {
+		return ctrl.Result{}, nil // another replica owns it
+	}
+	defer release()
 	s := &listScope{list: xl, before: xl.DeepCopy()}
 	err := r.observe(ctx, s)
 	if err == nil && r.resyncDue(s) {
@@ -81,9 +94,16 @@ func (r *ListReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	if err != nil {
 		r.fail(s, err)
 		// The workqueue's backoff decides when to try again.
-		return ctrl.Result{}, errors.Join(err, r.patchStatus(ctx, s))
+		res, perr := requeueOnConflict(r.patchStatus(ctx, s))
+		if perr != nil || res.RequeueAfter == 0 {
+			return ctrl.Result{}, errors.Join(err, perr)
+		}
+		return res, nil
 	}
-	return ctrl.Result{RequeueAfter: r.nextCheck(s)}, r.patchStatus(ctx, s)
+	if err := r.patchStatus(ctx, s); err != nil {
+		return requeueOnConflict(err)
+	}
+	return ctrl.Result{RequeueAfter: r.nextCheck(s)}, nil
 }
 
 // observe reads the document and the live entries, and fills the status.
@@ -101,7 +121,9 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 		client.MatchingFields{listRefField: s.list.Name}); err != nil {
 		return fmt.Errorf("list entries: %w", err)
 	}
-	s.live = liveIDs(s.list.Name, entries.Items)
+	if s.live, err = r.documentIDs(ctx, s.list); err != nil {
+		return err
+	}
 	// Fix: status.entries is documented as the number of live (not
 	// deleting) entries; it counted deleting ones too.
 	live := 0
@@ -125,9 +147,39 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 	return nil
 }
 
+// documentIDs returns the IDs of the live entries of every ExternalList,
+// in any namespace this replica watches, that names the same document as
+// xl: reference counts are per document, so Exclusive mode on one of them
+// must keep the others' IDs.
+func (r *ListReconciler) documentIDs(ctx context.Context, xl *v1alpha1.ExternalList) ([]string, error) {
+	var lists v1alpha1.ExternalListList
+	if err := r.Client.List(ctx, &lists); err != nil {
+		return nil, fmt.Errorf("list ExternalLists: %w", err)
+	}
+	doc := documentKey(xl)
+	var ids []string
+	for i := range lists.Items {
+		other := &lists.Items[i]
+		if documentKey(other) != doc {
+			continue
+		}
+		var entries v1alpha1.ListEntryList
+		if err := r.Client.List(ctx, &entries, client.InNamespace(other.Namespace),
+			client.MatchingFields{listRefField: other.Name}); err != nil {
+			return nil, fmt.Errorf("list entries: %w", err)
+		}
+		ids = append(ids, liveIDs(other.Name, entries.Items)...)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids), nil
+}
+
+// resyncDue reports whether drift must be corrected now: never synced, a
+// spec the last reconcile had not seen (observe has already stamped the new
+// generation, so the status as read decides), or the interval is up.
 func (r *ListReconciler) resyncDue(s *listScope) bool {
 	last := s.list.Status.LastSyncTime
-	return last == nil || s.list.Status.ObservedGeneration != s.list.Generation ||
+	return last == nil || s.before.Status.ObservedGeneration != s.list.Generation ||
 		!r.now().Before(last.Add(s.list.ResyncPeriod()))
 }
 
@@ -223,25 +275,33 @@ func (s *listScope) setReady(status metav1.ConditionStatus, reason, msg string) 
 	s.list.Status.ObservedGeneration = s.list.Generation
 }
 
+// patchStatus writes the status when it changed, with an optimistic lock,
+// so a replica that lost the list cannot write over its new owner.
 func (r *ListReconciler) patchStatus(ctx context.Context, s *listScope) error {
 	if equality.Semantic.DeepEqual(s.before.Status, s.list.Status) {
 		return nil
 	}
-	return client.IgnoreNotFound(r.Client.Status().Patch(ctx, s.list, client.MergeFrom(s.before)))
+	patch := client.MergeFromWithOptions(s.before, client.MergeFromWithOptimisticLock{})
+	return client.IgnoreNotFound(r.Client.Status().Patch(ctx, s.list, patch))
 }
 
 // SetupWithManager registers the controller, its index and its watches. The
 // Secret watch is metadata-only: the operator never caches Secret data.
 func (r *ListReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	if r.Client == nil || r.APIReader == nil || r.Lists == nil || r.Recorder == nil {
-		return errors.New("ListReconciler needs Client, APIReader, Lists and Recorder")
+	if r.Client == nil || r.APIReader == nil || r.Lists == nil || r.Recorder == nil || r.Owner == nil {
+		return errors.New("ListReconciler needs Client, APIReader, Lists, Recorder and Owner")
 	}
 	if err := indexLists(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
+	r.Owner.OnGained(r.queueGained)
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.ExternalList{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.listsOfSecret), builder.OnlyMetadata).
+		WatchesRawSource(source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+			r.queue.Store(&q)
+			return nil
+		})).
 		WithOptions(crcontroller.Options{MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles)}).
 		Named("externallist").
 		Complete(r)
@@ -260,4 +320,27 @@ func (r *ListReconciler) listsOfSecret(ctx context.Context, obj client.Object) [
 			Namespace: lists.Items[i].Namespace, Name: lists.Items[i].Name}})
 	}
 	return reqs
+}
+
+// queueGained queues the ExternalLists of buckets this replica has just
+// taken.
+func (r *ListReconciler) queueGained(gained []int) {
+	q := r.queue.Load()
+	if q == nil {
+		return
+	}
+	want := make(map[int]bool, len(gained))
+	for _, b := range gained {
+		want[b] = true
+	}
+	var lists v1alpha1.ExternalListList
+	if err := r.Client.List(context.Background(), &lists); err != nil {
+		return
+	}
+	for i := range lists.Items {
+		xl := &lists.Items[i]
+		if want[r.Owner.Bucket(listKey(xl.Namespace, xl.Name))] {
+			(*q).Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(xl)})
+		}
+	}
 }

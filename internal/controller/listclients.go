@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -24,14 +23,6 @@ import (
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 )
-
-// DefaultBatchInterval paces each replica's writes to one list
-// (etagclient.WithBatchInterval). Every replica reconciles every entry, so
-// without pacing each one would spend a read and a write per trickle of
-// changes, and replicas woken by the same watch event would collide; 250 ms
-// keeps a replica at about four cycles a second per list, and adds at most
-// that much latency to a change.
-const DefaultBatchInterval = 250 * time.Millisecond
 
 // ListClients keeps one combining ETag client per list configuration (URL,
 // items pointer, headers, CA bundle, creation) per process, so every worker

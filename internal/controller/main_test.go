@@ -3,7 +3,6 @@ package controller
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -172,5 +171,3 @@ func ctxFor(t *testing.T) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
-
-var errNotYet = errors.New("not yet")

@@ -85,7 +85,7 @@ func TestSecretHeaders(t *testing.T) {
 	current.Store(second)
 	e2 := newListEntry(ns, "two", "private", "tenant-two")
 	create(t, e2)
-	waitCondition(t, e2, v1alpha1.ConditionSynced, metav1.ConditionFalse, v1alpha1.ReasonListUnreachable, waitTimeout)
+	waitCondition(t, e2, v1alpha1.ConditionSynced, metav1.ConditionFalse, v1alpha1.ReasonUnauthorized, waitTimeout)
 	// ...and the list reports it when it looks again (a spec change makes
 	// it look now).
 	patch := client.MergeFrom(xl.DeepCopy())
@@ -93,7 +93,7 @@ func TestSecretHeaders(t *testing.T) {
 	if err := k8sClient.Patch(ctx, xl, patch); err != nil {
 		t.Fatal(err)
 	}
-	waitCondition(t, xl, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonListUnreachable, waitTimeout)
+	waitCondition(t, xl, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonUnauthorized, waitTimeout)
 
 	// Rotate the Secret: the list and the waiting entry recover.
 	secret.StringData = map[string]string{"Authorization": "Bearer " + planted2}

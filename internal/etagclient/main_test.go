@@ -141,6 +141,7 @@ func testOptions(clock etagclient.Clock) []etagclient.Option {
 	return []etagclient.Option{
 		etagclient.WithHeaders(authHeader()),
 		etagclient.WithClock(clock),
+		etagclient.WithBatchInterval(0),
 		etagclient.WithMaxRetryAfter(10 * time.Millisecond),
 		etagclient.WithTransportRetries(etagclient.DefaultTransportRetries, time.Millisecond, 10*time.Millisecond),
 	}

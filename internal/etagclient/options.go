@@ -30,6 +30,12 @@ const (
 	// repeated, hoping for a strong one, before the client gives up with
 	// ErrWeakETag. Apache serves weak ETags for a second after each write.
 	DefaultWeakETagWait = 2 * time.Second
+	// DefaultBatchInterval paces the cycles of one client: 250 ms keeps a
+	// process at about four writes a second per list, lets a burst of
+	// changes ride on one write, and adds at most twice that to a change's
+	// latency. WithBatchInterval(0) writes as soon as the previous write
+	// ends, for a single process that needs the lowest latency.
+	DefaultBatchInterval = 250 * time.Millisecond
 )
 
 // DefaultConflictPolicy is the backoff after a 412 or an ambiguous write:
@@ -133,6 +139,7 @@ func defaultConfig() config {
 		transportWaitMax: DefaultTransportWaitMax,
 		maxRetryAfter:    DefaultMaxRetryAfter,
 		weakETagWait:     DefaultWeakETagWait,
+		batchInterval:    DefaultBatchInterval,
 		clock:            realClock{},
 		observer:         NopObserver{},
 		log:              logr.Discard(),
@@ -200,13 +207,12 @@ func WithTransportRetries(n int, waitMin, waitMax time.Duration) Option {
 func WithMaxRetryAfter(d time.Duration) Option { return func(o *config) { o.maxRetryAfter = d } }
 
 // WithBatchInterval sets the least time between the starts of two cycles
-// of this client (each cycle waits a random extra of up to the interval
-// again, so that replicas drift apart). Changes that arrive meanwhile wait and go out together in
-// the next cycle; a change after a quiet spell goes out at once. It trades a
-// little latency for far fewer requests when changes trickle in faster than
-// the server answers, as they do in an operator whose every replica
-// reconciles every object. Default: 0 (a new cycle starts as soon as the
-// previous one ends).
+// of this client; each cycle waits a random extra of up to the interval
+// again, so that replicas drift apart. Changes that arrive meanwhile wait and
+// go out together in the next cycle; a change after a quiet spell goes out
+// at once. It trades a little latency for far fewer requests when changes
+// trickle in faster than the server answers. 0 starts a new cycle as soon as
+// the previous one ends. Default: DefaultBatchInterval.
 func WithBatchInterval(d time.Duration) Option { return func(o *config) { o.batchInterval = d } }
 
 // WithClock sets the clock of the conflict backoff. Default: the real clock.

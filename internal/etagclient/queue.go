@@ -13,8 +13,8 @@ type op struct {
 	read      bool // a Read: revalidate the document before completing
 	notify    func()
 	owns      func() bool // nil: the change is never fenced
-	submitted time.Time // by the Client's clock; the change's budget counts from here
-	attempts  int       // PUTs that carried the change
+	submitted time.Time   // by the Client's clock; the change's budget counts from here
+	attempts  int         // PUTs that carried the change
 	done      chan struct{}
 	res       Result
 	snap      Snapshot

@@ -34,7 +34,7 @@ func TestRegressionInvalidUTF8ID(t *testing.T) {
 		t.Fatal(err)
 	}
 	newClient := func() *etagclient.Client {
-		c, err := etagclient.New(ts.URL+"/l", etagclient.WithItemsPointer("/items"))
+		c, err := etagclient.New(ts.URL+"/l", etagclient.WithItemsPointer("/items"), etagclient.WithBatchInterval(0))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,6 +147,7 @@ func TestRegressionCommittedChangeReapplied(t *testing.T) {
 	clock := &stepClock{waits: make(chan chan time.Time, 8)}
 	newClient := func(name string, opts ...etagclient.Option) *etagclient.Client {
 		c, err := etagclient.New(ts.URL+path, append([]etagclient.Option{
+			etagclient.WithBatchInterval(0),
 			etagclient.WithItemsPointer("/items"),
 			etagclient.WithHeaders(http.Header{"X-Replica": {name}}),
 		}, opts...)...)

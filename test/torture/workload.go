@@ -173,6 +173,7 @@ func (r *round) newReplica(i int) (*replica, error) {
 	hc := &http.Client{Transport: tr}
 	for _, l := range r.lists {
 		c, err := etagclient.New(r.ts.URL+l.path,
+			etagclient.WithBatchInterval(0),
 			etagclient.WithHTTPClient(hc),
 			etagclient.WithItemsPointer(itemsPointer),
 			etagclient.WithConflictPolicy(r.cfg.Conflict),

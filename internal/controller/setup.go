@@ -1,0 +1,81 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/listkeeper/listkeeper/internal/etagclient"
+)
+
+// DefaultMaxConcurrentReconciles is the number of workers per controller.
+const DefaultMaxConcurrentReconciles = 8
+
+// Options configure Setup.
+type Options struct {
+	// MaxConcurrentReconciles is the number of workers per controller.
+	// Default: DefaultMaxConcurrentReconciles.
+	MaxConcurrentReconciles int
+	// ClientOptions are passed to every list client (observer, timeouts,
+	// backoff, batch interval). Default: none (etagclient's defaults).
+	ClientOptions []etagclient.Option
+	// AllowedHosts, when not empty, are path.Match patterns that an
+	// ExternalList's URL host must match. Default: every host.
+	AllowedHosts []string
+	// Owner decides which replica acts on what. Default: SoleOwner.
+	Owner Owner
+	// RecorderName names the event source. Default: "listkeeper".
+	RecorderName string
+}
+
+// Setup wires listkeeper's controllers into mgr: the shared list clients
+// (closed when the manager stops), the ListEntry and ExternalList
+// controllers, their indexes and watches. cmd/manager and the tests both
+// call it, so the tests run the production wiring.
+func Setup(mgr ctrl.Manager, o Options) error {
+	if mgr == nil {
+		return errors.New("controller.Setup needs a manager")
+	}
+	if o.MaxConcurrentReconciles <= 0 {
+		o.MaxConcurrentReconciles = DefaultMaxConcurrentReconciles
+	}
+	if o.Owner == nil {
+		o.Owner = SoleOwner{}
+	}
+	if o.RecorderName == "" {
+		o.RecorderName = "listkeeper"
+	}
+	lists := &ListClients{
+		Cached:       mgr.GetClient(),
+		Live:         mgr.GetAPIReader(),
+		Options:      o.ClientOptions,
+		AllowedHosts: o.AllowedHosts,
+	}
+	// The list clients outlive the controllers' workers: a change in
+	// flight at shutdown still completes (the membership drains it) before
+	// the clients close.
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		<-ctx.Done()
+		lists.Close()
+		return nil
+	})); err != nil {
+		return fmt.Errorf("add list clients: %w", err)
+	}
+	recorder := mgr.GetEventRecorder(o.RecorderName)
+	if err := (&EntryReconciler{
+		Client: mgr.GetClient(), Lists: lists, Recorder: recorder, Owner: o.Owner,
+		MaxConcurrentReconciles: o.MaxConcurrentReconciles,
+	}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up the ListEntry controller: %w", err)
+	}
+	if err := (&ListReconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists, Recorder: recorder, Owner: o.Owner,
+		MaxConcurrentReconciles: o.MaxConcurrentReconciles,
+	}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up the ExternalList controller: %w", err)
+	}
+	return nil
+}

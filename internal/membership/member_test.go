@@ -1,0 +1,342 @@
+package membership_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/listkeeper/listkeeper/internal/membership"
+	"github.com/listkeeper/listkeeper/test/e2e/harness"
+)
+
+// The tests run real members against a real kube-apiserver (envtest), each
+// in its own namespace, with short leases.
+
+const (
+	leaseDuration = 1500 * time.Millisecond
+	renewPeriod   = 200 * time.Millisecond
+	buckets       = 64
+)
+
+var (
+	restConfig *rest.Config
+	envErr     error
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	assets := harness.DefaultAssets(filepath.Join("..", ".."))
+	if err := harness.CheckAssets(assets); err != nil {
+		envErr = err
+		return m.Run()
+	}
+	env := &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: 2 * time.Minute}
+	cfg, err := env.Start()
+	if err != nil {
+		envErr = err
+		return m.Run()
+	}
+	defer func() { _ = env.Stop() }()
+	cfg.QPS, cfg.Burst = 200, 400
+	restConfig = cfg
+	return m.Run()
+}
+
+func requireEnv(t *testing.T) {
+	t.Helper()
+	if envErr != nil {
+		t.Fatalf("envtest is not available: %v", envErr)
+	}
+}
+
+var nsSeq atomic.Int64
+
+func newNamespace(t *testing.T) string {
+	t.Helper()
+	kube := kubernetes.NewForConfigOrDie(restConfig)
+	name := fmt.Sprintf("members-%d-%d", time.Now().UnixNano()%1e6, nsSeq.Add(1))
+	if _, err := kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// running is a member whose Start runs in a goroutine.
+type running struct {
+	*membership.Member
+	cancel context.CancelFunc
+	done   chan struct{} // closed when Start returned
+	err    error         // what Start returned, once done is closed
+}
+
+// stop ends the member cleanly (it drains and deletes its Lease).
+func (r *running) stop(t *testing.T) {
+	t.Helper()
+	r.cancel()
+	select {
+	case <-r.done:
+		if r.err != nil {
+			t.Errorf("member %s ended with %v", r.Identity(), r.err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("member %s did not stop", r.Identity())
+	}
+}
+
+// startMember starts a member named id in ns; cfg defaults to restConfig.
+func startMember(t *testing.T, ns, id string, cfg *rest.Config) *running {
+	t.Helper()
+	requireEnv(t)
+	if cfg == nil {
+		cfg = restConfig
+	}
+	m, err := membership.New(kubernetes.NewForConfigOrDie(cfg), membership.Options{
+		Namespace: ns, Identity: id, LeaseDuration: leaseDuration, RenewPeriod: renewPeriod,
+		Buckets: buckets, ShutdownTimeout: 5 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{Member: m, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		r.err = m.Start(ctx)
+		close(r.done)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-r.done:
+		case <-time.After(20 * time.Second):
+		}
+	})
+	return r
+}
+
+// eventually polls cond every 50 ms until it returns nil or the timeout.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var err error
+	for time.Now().Before(deadline) {
+		if err = cond(); err == nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("timed out after %s waiting for %s: %v", timeout, what, err)
+}
+
+// exclusive checks that no bucket is held by two members and reports how
+// many are held in all.
+func exclusive(members ...*running) (int, error) {
+	owner := map[int]string{}
+	for _, m := range members {
+		for _, b := range m.Held() {
+			if o, ok := owner[b]; ok {
+				return 0, fmt.Errorf("bucket %d is held by %s and %s", b, o, m.Identity())
+			}
+			owner[b] = m.Identity()
+		}
+	}
+	return len(owner), nil
+}
+
+// split waits until the members hold every bucket between them, as
+// membership.Assign divides them, checking all along that no bucket is
+// ever held twice.
+func split(t *testing.T, timeout time.Duration, members ...*running) {
+	t.Helper()
+	ids := make([]string, len(members))
+	for i, m := range members {
+		ids[i] = m.Identity()
+	}
+	want := membership.Assign(ids, buckets)
+	eventually(t, timeout, fmt.Sprintf("the buckets split among %v", ids), func() error {
+		n, err := exclusive(members...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != buckets {
+			return fmt.Errorf("%d of %d buckets held", n, buckets)
+		}
+		for _, m := range members {
+			for _, b := range m.Held() {
+				if want[b] != m.Identity() {
+					return fmt.Errorf("bucket %d held by %s, assigned to %s", b, m.Identity(), want[b])
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// TestMembersShareTheBuckets: one member holds every bucket; a second and a
+// third join and take their share; one leaves cleanly and the others take
+// its buckets at once, long before its Lease would have expired. No bucket
+// is ever held by two members.
+func TestMembersShareTheBuckets(t *testing.T) {
+	ns := newNamespace(t)
+	a := startMember(t, ns, "a", nil)
+	split(t, 10*time.Second, a)
+	b := startMember(t, ns, "b", nil)
+	split(t, 10*time.Second, a, b)
+	c := startMember(t, ns, "c", nil)
+	split(t, 10*time.Second, a, b, c)
+
+	left := time.Now()
+	b.stop(t)
+	split(t, leaseDuration, a, c)
+	t.Logf("after b left, a and c held every bucket within %s", time.Since(left).Round(time.Millisecond))
+	leases, err := kubernetes.NewForConfigOrDie(restConfig).CoordinationV1().Leases(ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, l := range leases.Items {
+		names = append(names, l.Name)
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"listkeeper-member-a", "listkeeper-member-c"}) {
+		t.Errorf("Leases after b left: %v", names)
+	}
+}
+
+// TestHandoverWaitsForAdmittedWork: a bucket that must move to a joining
+// member stays with its old owner, which takes no new work for it, until
+// the work it admitted is released; only then does the new member take it.
+func TestHandoverWaitsForAdmittedWork(t *testing.T) {
+	ns := newNamespace(t)
+	a := startMember(t, ns, "a", nil)
+	split(t, 10*time.Second, a)
+	// A bucket that a will hand to b when b joins.
+	assign := membership.Assign([]string{"a", "b"}, buckets)
+	moving := slices.Index(assign, "b")
+	release, ok := a.Acquire(moving)
+	if !ok {
+		t.Fatalf("a cannot admit work on bucket %d", moving)
+	}
+	b := startMember(t, ns, "b", nil)
+	eventually(t, 10*time.Second, "a to stop taking work for the moving bucket", func() error {
+		if rel, ok := a.Acquire(moving); ok {
+			rel()
+			return errors.New("a still admits work")
+		}
+		return nil
+	})
+	// b takes every other bucket of its share, but not this one.
+	eventually(t, 10*time.Second, "b to take the rest of its share", func() error {
+		if n := len(b.Held()); n < countOf(assign, "b")-1 {
+			return fmt.Errorf("b holds %d buckets", n)
+		}
+		return nil
+	})
+	time.Sleep(3 * leaseDuration) // long enough for any takeover by expiry
+	if slices.Contains(b.Held(), moving) {
+		t.Fatalf("b took bucket %d while a still had work admitted on it", moving)
+	}
+	if !a.Owns(moving) {
+		t.Fatalf("a gave bucket %d up while its work was admitted", moving)
+	}
+	release()
+	split(t, 10*time.Second, a, b)
+}
+
+func countOf(s []string, v string) int {
+	n := 0
+	for _, x := range s {
+		if x == v {
+			n++
+		}
+	}
+	return n
+}
+
+// flaky is a RoundTripper that fails every request while broken is set, as
+// a partition from the API server would.
+type flaky struct {
+	next   http.RoundTripper
+	broken atomic.Bool
+}
+
+func (f *flaky) RoundTrip(r *http.Request) (*http.Response, error) {
+	if f.broken.Load() {
+		return nil, errors.New("partitioned from the API server")
+	}
+	return f.next.RoundTrip(r)
+}
+
+// TestMemberThatCannotRenewStopsThenExits: a member cut off from the API
+// server stops acting (Owns and Acquire say no) before its Lease expires,
+// then Start returns an error. Its Lease stays, as a crashed member's
+// would; the other member takes its buckets once the Lease has expired,
+// not before.
+func TestMemberThatCannotRenewStopsThenExits(t *testing.T) {
+	ns := newNamespace(t)
+	cfg := rest.CopyConfig(restConfig)
+	var link *flaky
+	var once sync.Once
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		once.Do(func() { link = &flaky{next: rt} })
+		return link
+	}
+	a := startMember(t, ns, "a", cfg)
+	b := startMember(t, ns, "b", nil)
+	split(t, 10*time.Second, a, b)
+	aBuckets := a.Held()
+
+	cut := time.Now()
+	link.broken.Store(true)
+	var stopped time.Duration
+	eventually(t, leaseDuration, "a to stop acting", func() error {
+		for _, bk := range aBuckets {
+			if a.Owns(bk) {
+				return fmt.Errorf("a still owns bucket %d", bk)
+			}
+		}
+		stopped = time.Since(cut)
+		return nil
+	})
+	select {
+	case <-a.done:
+		if a.err == nil {
+			t.Fatal("a's Start returned nil after losing its Lease; want an error so the process exits")
+		}
+		t.Logf("a stopped acting after %s and exited with: %v", stopped.Round(time.Millisecond), a.err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("a did not exit after it stopped acting")
+	}
+	if stopped >= leaseDuration {
+		t.Errorf("a stopped acting %s after the cut, not before its lease of %s could expire", stopped, leaseDuration)
+	}
+	// b must not take a's buckets before a's Lease expired in b's eyes.
+	if held := time.Since(cut); held < leaseDuration-renewPeriod {
+		if n, _ := exclusive(b); n > buckets-len(aBuckets) {
+			t.Fatalf("b took a's buckets %s after the cut, before a's Lease could expire", held)
+		}
+	}
+	eventually(t, 3*leaseDuration, "b to take every bucket", func() error {
+		if n := len(b.Held()); n != buckets {
+			return fmt.Errorf("b holds %d", n)
+		}
+		return nil
+	})
+	t.Logf("b held every bucket %s after the cut (lease %s)", time.Since(cut).Round(time.Millisecond), leaseDuration)
+}
