@@ -44,6 +44,10 @@ limitations under the License.
 //   - A PUT body must be valid JSON (400), within WithMaxBodyBytes (413),
 //     and, when a Content-Type is sent, application/json or +json (415). A
 //     malformed If-Match or If-None-Match gets 400. Other methods get 405.
+//   - An empty If-Match (an empty value or only commas: the empty list
+//     RFC 9110's grammar allows) matches nothing, so it gets 412. An empty
+//     If-None-Match matches nothing either, so it never blocks the request
+//     and counts as absent (a PUT carrying only it still gets 428).
 //   - With WithToken, a missing or wrong "Authorization: Bearer" gets 401.
 //
 // Preconditions follow RFC 9110 section 13.2.2: If-Match first, then

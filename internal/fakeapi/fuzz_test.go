@@ -90,9 +90,9 @@ func FuzzIfMatchHeader(f *testing.F) {
 
 // refParse is a reference parser of RFC 9110's If-Match and If-None-Match:
 // "*" / #entity-tag, where the list elements are separated by commas and
-// OWS (space and horizontal tab only), empty elements are allowed, and, as
-// the fake decides, at least one tag must be present. Several header lines
-// form one list.
+// OWS (space and horizontal tab only), and empty elements, even a list of
+// nothing but empty elements, are allowed. Several header lines form one
+// list.
 func refParse(values []string) (etagList, bool) {
 	const ows = " \t"
 	s := strings.Trim(strings.Join(values, ","), ows)
@@ -103,7 +103,7 @@ func refParse(values []string) (etagList, bool) {
 	for {
 		s = strings.TrimLeft(s, ows+",")
 		if s == "" {
-			return l, len(l.tags) > 0
+			return l, true
 		}
 		var tag entityTag
 		if rest, ok := strings.CutPrefix(s, "W/"); ok {

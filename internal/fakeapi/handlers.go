@@ -61,6 +61,12 @@ func parseConditions(h http.Header) (conditions, error) {
 	if err != nil {
 		return conditions{}, fmt.Errorf("If-None-Match: %w", err)
 	}
+	if !inm.any && len(inm.tags) == 0 {
+		// An empty If-None-Match list matches nothing, so it can never
+		// block the request: it is as good as absent. An empty If-Match
+		// stays present and fails, because it matches nothing either.
+		inm = etagList{}
+	}
 	return conditions{ifMatch: im, ifNoneMatch: inm}, nil
 }
 
