@@ -90,6 +90,19 @@ limitations under the License.
 // /_fakeapi/latency (GET, and PUT to change them at run time). With a
 // token, all of them except healthz need it too.
 //
+// # Profiles
+//
+// WithProfile makes the Server behave like a kind of server that users
+// have, so that clients can rehearse against its surprises: the form of
+// its ETags, the status of a conflict, a 304 without an ETag, a PUT
+// answered without an ETag or with a report, redirects, XML error bodies.
+// A profile only switches behaviour; documents, faults, latency, history,
+// the state file, Stats and the AdminPrefix routes work the same under
+// every profile. ParseProfile and Profiles give the names (cmd/fakeapi
+// --profile takes them).
+//
+// ProfileStrict, the default, is the contract above and nothing else.
+//
 // # Scope and limitations
 //
 //   - One process, in memory. The state file exists for restart tests; it

@@ -53,6 +53,8 @@ type config struct {
 	stateFile      string
 	etagMode       ETagMode
 	echoBody       bool
+	profile        Profile
+	now            func() time.Time
 }
 
 func defaultConfig() config {
@@ -62,6 +64,8 @@ func defaultConfig() config {
 		seed:           DefaultSeed,
 		etagMode:       ETagStrong,
 		echoBody:       true,
+		profile:        ProfileStrict,
+		now:            time.Now,
 	}
 }
 
@@ -80,6 +84,12 @@ func (c *config) validate() error {
 	case ETagStrong, ETagWeak, ETagNone:
 	default:
 		errs = append(errs, fmt.Errorf("unknown ETag mode %d", c.etagMode))
+	}
+	if _, err := ParseProfile(string(c.profile)); err != nil {
+		errs = append(errs, err)
+	}
+	if c.now == nil {
+		errs = append(errs, errors.New("clock must not be nil"))
 	}
 	return errors.Join(errs...)
 }
@@ -163,4 +173,17 @@ func WithETagMode(m ETagMode) Option {
 // body, both still with the new ETag.
 func WithEchoBody(echo bool) Option {
 	return func(c *config) { c.echoBody = echo }
+}
+
+// WithProfile sets the kind of server the fake behaves like (see Profile
+// and the package doc). Default ProfileStrict.
+func WithProfile(p Profile) Option {
+	return func(c *config) { c.profile = p }
+}
+
+// WithClock sets the clock of the Server: it timestamps versions in the
+// history and decides when a weak ETag becomes strong (ProfileWebDAV).
+// Default time.Now. Injected latency and Retry-After always use real time.
+func WithClock(now func() time.Time) Option {
+	return func(c *config) { c.now = now }
 }

@@ -297,6 +297,9 @@ func TestNewRejectsInvalidOptions(t *testing.T) {
 		{"rates sum above 1", fakeapi.WithFaults(fakeapi.Faults{Rate503: 0.6, Rate429: 0.6})},
 		{"negative retry after", fakeapi.WithFaults(fakeapi.Faults{RetryAfter: -1})},
 		{"unknown etag mode", fakeapi.WithETagMode(fakeapi.ETagMode(42))},
+		{"unknown profile", fakeapi.WithProfile("gcs")},
+		{"empty profile", fakeapi.WithProfile("")},
+		{"nil clock", fakeapi.WithClock(nil)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

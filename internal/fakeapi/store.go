@@ -32,7 +32,7 @@ import (
 // must be valid JSON owned by the Server. s.mu must be held.
 func (s *Server) commitLocked(path string, body []byte, deleted bool) (*document, error) {
 	s.seq++
-	d := &document{body: body, opaque: opaqueTag(s.seq, s.boot), seq: s.seq}
+	d := &document{body: body, opaque: s.newOpaque(s.seq, body), seq: s.seq, written: s.cfg.now()}
 	next := d
 	if deleted {
 		next, d.body = nil, nil
@@ -45,7 +45,7 @@ func (s *Server) commitLocked(path string, body []byte, deleted bool) (*document
 	} else {
 		s.docs[path] = d
 	}
-	s.appendHistoryLocked(path, d.seq, d.opaque, d.body, deleted)
+	s.appendHistoryLocked(path, d, deleted)
 	return d, nil
 }
 
