@@ -55,4 +55,13 @@ var behaviors = map[Profile]behavior{
 		existsCode:     http.StatusPreconditionFailed,
 		etagOn304:      true,
 	},
+	ProfileS3: {
+		tags:            tagMD5,
+		errors:          errorsS3,
+		put:             putEmpty,
+		noDocumentCode:  http.StatusNotFound,
+		existsCode:      http.StatusPreconditionFailed,
+		etagOn304:       true,
+		overlapConflict: true,
+	},
 }

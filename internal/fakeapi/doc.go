@@ -103,6 +103,49 @@ limitations under the License.
 //
 // ProfileStrict, the default, is the contract above and nothing else.
 //
+// # Profile s3
+//
+// ProfileS3 mimics Amazon S3 conditional writes (If-None-Match: *, August
+// 2024; If-Match, November 2024):
+//
+//   - The ETag is the quoted lowercase hex MD5 of the stored body
+//     ("<32 hex digits>"), as S3 makes it for a single-part upload:
+//     identical content gets identical tags, so a client that holds the
+//     tag of an older version with the same content still matches.
+//   - A PUT or DELETE without any precondition is accepted: no 428.
+//   - A successful PUT answers 200, create or replace, with the new ETag
+//     and an empty body.
+//   - If-Match that does not match gets 412 PreconditionFailed; If-Match
+//     on a missing key gets 404 NoSuchKey; If-None-Match: * on an existing
+//     key gets 412 PreconditionFailed.
+//   - Two conditional PUTs (If-Match or If-None-Match) to the same key that
+//     overlap in time: the later-arriving one gets 409
+//     ConditionalRequestConflict at once. A conditional PUT marks its key
+//     from when it is accepted (headers and body valid) until it commits or
+//     fails its precondition, and takes its injected latency while it holds
+//     the mark, so races really happen under WithLatency. Such a PUT takes
+//     its latency after authentication and the fault decision instead of
+//     before them; one answered before it reached the mark (400, 409, a
+//     fault) takes it just before its answer.
+//   - 304 carries the ETag.
+//   - Error bodies are S3's XML, Content-Type application/xml:
+//     <?xml ...?><Error><Code/><Message/><Resource/><RequestId/></Error>,
+//     where Resource is the path and RequestId is also sent as
+//     x-amz-request-id. Codes by status: 400 InvalidRequest, 401
+//     AccessDenied, 404 NoSuchKey, 405 MethodNotAllowed, 409
+//     ConditionalRequestConflict, 412 PreconditionFailed, 413
+//     EntityTooLarge, 429 SlowDown, 500 InternalError, 503
+//     ServiceUnavailable.
+//
+// Not mimicked: buckets, SigV4 (authentication stays WithToken's bearer
+// token, and a wrong one gets 401, where S3 answers 403), multipart ETags
+// ("<md5>-<parts>"), unquoted If-Match values (S3 accepts them, the fake
+// answers 400), If-None-Match with a tag instead of * on a PUT (S3
+// documents only *; the fake evaluates it as RFC 9110 says), DELETE of a
+// missing key (S3 answers 204, the fake 404 NoSuchKey), and conflicts
+// between a conditional PUT and an unconditional PUT or a DELETE (those
+// neither take nor respect the mark). Bodies must still be JSON.
+//
 // # Scope and limitations
 //
 //   - One process, in memory. The state file exists for restart tests; it

@@ -28,6 +28,8 @@ type errorStyle int
 const (
 	// errorsText is a line of plain text.
 	errorsText errorStyle = iota
+	// errorsS3 is Amazon S3's XML error.
+	errorsS3
 )
 
 // apiError is an error answer before it is rendered in a style.
@@ -63,6 +65,8 @@ func (s *Server) nextRequestID() string {
 // render renders e in the style.
 func (st errorStyle) render(e apiError) response {
 	switch st {
+	case errorsS3:
+		return renderS3(e)
 	default:
 		return errorResponse(e.status, e.msg)
 	}

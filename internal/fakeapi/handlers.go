@@ -100,9 +100,18 @@ func (s *Server) handlePut(w http.ResponseWriter, r *http.Request, lat *latency)
 	if !json.Valid(body) {
 		return s.fail(r, http.StatusBadRequest, "", "body is not valid JSON")
 	}
+	marked := s.holdsLatency(r)
+	if marked {
+		if resp, ok := s.beginWrite(r, lat); !ok {
+			return resp
+		}
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if marked {
+		s.endWriteLocked(path)
+	}
 	cur := s.docs[path]
 	if v := c.evaluate(s.current(cur), false); v != proceed {
 		return s.failPrecondition(r, v)

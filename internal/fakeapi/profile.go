@@ -34,12 +34,14 @@ const (
 	// ProfileStrict is the list HTTP contract of DESIGN.md, strictly: 428
 	// without a precondition, ETags never reused. The default.
 	ProfileStrict Profile = "strict"
+	// ProfileS3 behaves like Amazon S3 conditional writes.
+	ProfileS3 Profile = "s3"
 )
 
 // Profiles returns every profile, ProfileStrict first. The slice is the
 // caller's.
 func Profiles() []Profile {
-	return []Profile{ProfileStrict}
+	return []Profile{ProfileStrict, ProfileS3}
 }
 
 // ParseProfile returns the profile named s (as listed by Profiles), or an

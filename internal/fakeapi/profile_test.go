@@ -31,6 +31,7 @@ func TestParseProfile(t *testing.T) {
 		wantErr bool
 	}{
 		{in: "strict", want: fakeapi.ProfileStrict},
+		{in: "s3", want: fakeapi.ProfileS3},
 		{in: "", wantErr: true},
 		{in: "S3", wantErr: true},
 		{in: "gcs", wantErr: true},

@@ -26,12 +26,17 @@ const (
 	// document, with the new ETag and the stored document as the body;
 	// with WithEchoBody(false), 204 or 201 without a body.
 	putEcho putAnswer = iota
+	// putEmpty answers 200 with the new ETag and no body, create or not
+	// (S3).
+	putEmpty
 )
 
 // putAnswer builds the answer to a PUT that committed next; created is
 // true when there was no document before.
 func (s *Server) putAnswer(r *http.Request, created bool, next *document) response {
 	switch s.b.put {
+	case putEmpty:
+		return s.withETag(response{code: http.StatusOK}, next)
 	default:
 		resp := response{code: http.StatusOK, header: http.Header{}}
 		if created {

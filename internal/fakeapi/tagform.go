@@ -16,6 +16,11 @@ limitations under the License.
 
 package fakeapi
 
+import (
+	"crypto/md5"
+	"encoding/hex"
+)
+
 // tagForm is the form of the opaque part (without quotes) of a new
 // version's entity tag.
 type tagForm int
@@ -24,12 +29,18 @@ const (
 	// tagSequence is "v<seq>-<boot>": never the same twice, in any
 	// process.
 	tagSequence tagForm = iota
+	// tagMD5 is the lowercase hex MD5 of the body, as S3 makes it for a
+	// single-part upload: equal content, equal tags.
+	tagMD5
 )
 
 // newOpaque returns the opaque tag of the version with sequence number seq
 // and the given body.
 func (s *Server) newOpaque(seq uint64, body []byte) string {
 	switch s.b.tags {
+	case tagMD5:
+		sum := md5.Sum(body)
+		return hex.EncodeToString(sum[:])
 	default:
 		return opaqueTag(seq, s.boot)
 	}

@@ -28,16 +28,28 @@ func (s *Server) holdsLatency(r *http.Request) bool {
 		(len(r.Header.Values("If-Match")) > 0 || len(r.Header.Values("If-None-Match")) > 0)
 }
 
-// beginWrite marks a write in progress at path. It reports false, and
-// marks nothing, when another write holds the mark.
-func (s *Server) beginWrite(path string) bool {
+// beginWrite marks a write in progress at r's path and takes lat while
+// the mark is held. When another write holds the mark it marks nothing and
+// returns 409 and false; when the client goes away during lat it removes
+// the mark and returns an abandoned answer and false. Otherwise the caller
+// must remove the mark with endWriteLocked under the same hold of s.mu
+// that commits the write.
+func (s *Server) beginWrite(r *http.Request, lat *latency) (response, bool) {
+	path := r.URL.Path
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.writing[path] {
-		return false
-	}
+	busy := s.writing[path]
 	s.writing[path] = true
-	return true
+	s.mu.Unlock()
+	if busy {
+		return s.fail(r, http.StatusConflict, "", "a conflicting conditional write to "+path+" is in progress"), false
+	}
+	if !lat.take(r.Context()) {
+		s.mu.Lock()
+		s.endWriteLocked(path)
+		s.mu.Unlock()
+		return response{abandoned: true}, false
+	}
+	return response{}, true
 }
 
 // endWriteLocked removes the mark of beginWrite. s.mu must be held.
