@@ -39,6 +39,8 @@ type behavior struct {
 	existsCode int
 	// etagOn304 sends the ETag header with 304 Not Modified.
 	etagOn304 bool
+	// blobType requires x-ms-blob-type: BlockBlob on a PUT (Azure).
+	blobType bool
 	// overlapConflict answers 409 to a conditional PUT that arrives while
 	// another conditional PUT to the same path is in progress.
 	overlapConflict bool
@@ -63,5 +65,13 @@ var behaviors = map[Profile]behavior{
 		existsCode:      http.StatusPreconditionFailed,
 		etagOn304:       true,
 		overlapConflict: true,
+	},
+	ProfileAzureBlob: {
+		tags:           tagAzure,
+		errors:         errorsAzure,
+		put:            putCreated,
+		noDocumentCode: http.StatusPreconditionFailed,
+		existsCode:     http.StatusConflict,
+		blobType:       true,
 	},
 }

@@ -146,6 +146,43 @@ limitations under the License.
 // between a conditional PUT and an unconditional PUT or a DELETE (those
 // neither take nor respect the mark). Bodies must still be JSON.
 //
+// # Profile azure-blob
+//
+// ProfileAzureBlob mimics Azure Blob Storage's Put Blob and Get Blob:
+//
+//   - The ETag is "0x8D" and 13 upper-case hex digits, quoted (for example
+//     "0x8DB3F2D5B6A7C89"), and new for every version, even with the same
+//     content.
+//   - A PUT must carry x-ms-blob-type: BlockBlob: without it, 400
+//     MissingRequiredHeader; with another type, 400 InvalidHeaderValue.
+//     This is checked before anything else but the conditional headers'
+//     syntax.
+//   - A PUT or DELETE without any precondition is accepted: no 428.
+//   - A successful PUT answers 201 Created, create or replace, with the new
+//     ETag and an empty body.
+//   - If-Match that does not match gets 412 ConditionNotMet, and so does
+//     If-Match on a missing blob: Azure answers 412 to a write whose
+//     If-Match meets no blob (a GET of a missing blob gets 404 BlobNotFound
+//     whatever its If-Match). If-None-Match: * on an existing blob gets 409
+//     BlobAlreadyExists; If-None-Match listing the current tag on a write
+//     gets 412 ConditionNotMet.
+//   - 304 Not Modified carries no ETag header.
+//   - Error bodies are Azure Storage's XML, Content-Type application/xml:
+//     <?xml version="1.0" encoding="utf-8"?><Error><Code/><Message/></Error>,
+//     the message ending with "\nRequestId:<id>\nTime:<time>"; the code is
+//     also sent as x-ms-error-code and the ID as x-ms-request-id. Codes by
+//     status: 400 InvalidInput, 401 NoAuthenticationInformation, 404
+//     BlobNotFound, 405 UnsupportedHttpVerb, 409 BlobAlreadyExists, 412
+//     ConditionNotMet, 413 RequestBodyTooLarge, 415 InvalidHeaderValue, 500
+//     InternalError, 503 ServerBusy.
+//
+// Not mimicked: accounts, containers, SharedKey, SAS and Entra
+// authentication (WithToken's bearer token stays), leases, block lists,
+// x-ms-version and the other x-ms- response headers, Last-Modified and
+// the date preconditions, unquoted If-Match values (Azure accepts them,
+// the fake answers 400), and DELETE's 202 (the fake answers 204). Bodies
+// must still be JSON.
+//
 // # Scope and limitations
 //
 //   - One process, in memory. The state file exists for restart tests; it

@@ -30,6 +30,8 @@ const (
 	errorsText errorStyle = iota
 	// errorsS3 is Amazon S3's XML error.
 	errorsS3
+	// errorsAzure is Azure Storage's XML error.
+	errorsAzure
 )
 
 // apiError is an error answer before it is rendered in a style.
@@ -67,6 +69,8 @@ func (st errorStyle) render(e apiError) response {
 	switch st {
 	case errorsS3:
 		return renderS3(e)
+	case errorsAzure:
+		return renderAzure(e)
 	default:
 		return errorResponse(e.status, e.msg)
 	}

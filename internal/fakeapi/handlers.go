@@ -87,6 +87,11 @@ func (s *Server) handlePut(w http.ResponseWriter, r *http.Request, lat *latency)
 	if err != nil {
 		return s.fail(r, http.StatusBadRequest, "", err.Error())
 	}
+	if s.b.blobType {
+		if resp, ok := s.checkBlobType(r); !ok {
+			return resp
+		}
+	}
 	if s.requires428() && !c.ifMatch.present && !c.ifNoneMatch.any {
 		return s.fail(r, http.StatusPreconditionRequired, "", "PUT needs If-Match, or If-None-Match: * to create")
 	}

@@ -36,12 +36,15 @@ const (
 	ProfileStrict Profile = "strict"
 	// ProfileS3 behaves like Amazon S3 conditional writes.
 	ProfileS3 Profile = "s3"
+	// ProfileAzureBlob behaves like Azure Blob Storage Put Blob and Get
+	// Blob.
+	ProfileAzureBlob Profile = "azure-blob"
 )
 
 // Profiles returns every profile, ProfileStrict first. The slice is the
 // caller's.
 func Profiles() []Profile {
-	return []Profile{ProfileStrict, ProfileS3}
+	return []Profile{ProfileStrict, ProfileS3, ProfileAzureBlob}
 }
 
 // ParseProfile returns the profile named s (as listed by Profiles), or an

@@ -29,6 +29,9 @@ const (
 	// putEmpty answers 200 with the new ETag and no body, create or not
 	// (S3).
 	putEmpty
+	// putCreated answers 201 with the new ETag and no body, create or not
+	// (Azure Put Blob).
+	putCreated
 )
 
 // putAnswer builds the answer to a PUT that committed next; created is
@@ -37,6 +40,8 @@ func (s *Server) putAnswer(r *http.Request, created bool, next *document) respon
 	switch s.b.put {
 	case putEmpty:
 		return s.withETag(response{code: http.StatusOK}, next)
+	case putCreated:
+		return s.withETag(response{code: http.StatusCreated}, next)
 	default:
 		resp := response{code: http.StatusOK, header: http.Header{}}
 		if created {

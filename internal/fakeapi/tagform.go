@@ -19,6 +19,8 @@ package fakeapi
 import (
 	"crypto/md5"
 	"encoding/hex"
+	"fmt"
+	"strconv"
 )
 
 // tagForm is the form of the opaque part (without quotes) of a new
@@ -32,6 +34,9 @@ const (
 	// tagMD5 is the lowercase hex MD5 of the body, as S3 makes it for a
 	// single-part upload: equal content, equal tags.
 	tagMD5
+	// tagAzure is "0x8D" and 13 upper-case hex digits, like Azure
+	// Storage's ETags, unique per version.
+	tagAzure
 )
 
 // newOpaque returns the opaque tag of the version with sequence number seq
@@ -41,7 +46,22 @@ func (s *Server) newOpaque(seq uint64, body []byte) string {
 	case tagMD5:
 		sum := md5.Sum(body)
 		return hex.EncodeToString(sum[:])
+	case tagAzure:
+		return fmt.Sprintf("0x8D%013X", s.stamp(seq))
 	default:
 		return opaqueTag(seq, s.boot)
 	}
+}
+
+// stampMask keeps the 52 bits that 13 hex digits hold.
+const stampMask = 1<<52 - 1
+
+// stamp returns a 52-bit number for the version with sequence number seq:
+// a random per-process base plus seq, so stamps never repeat within a
+// process (seq < 2^52) and almost never across processes. Real servers
+// use a modification time here; a counter keeps versions distinct even
+// when they are written within the same clock tick.
+func (s *Server) stamp(seq uint64) uint64 {
+	base, _ := strconv.ParseUint(s.boot, 16, 64) // boot is 16 hex digits
+	return (base + seq) & stampMask
 }

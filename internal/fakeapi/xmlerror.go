@@ -56,6 +56,43 @@ func renderS3(e apiError) response {
 	return resp
 }
 
+// azureErrorBody is the XML error body of Azure Storage.
+type azureErrorBody struct {
+	XMLName xml.Name `xml:"Error"`
+	Code    string   `xml:"Code"`
+	Message string   `xml:"Message"`
+}
+
+// azureCodes are Azure Blob Storage's error codes for the statuses the
+// fake answers.
+var azureCodes = map[int]string{
+	http.StatusBadRequest:            "InvalidInput",
+	http.StatusUnauthorized:          "NoAuthenticationInformation",
+	http.StatusNotFound:              "BlobNotFound",
+	http.StatusMethodNotAllowed:      "UnsupportedHttpVerb",
+	http.StatusConflict:              "BlobAlreadyExists",
+	http.StatusPreconditionFailed:    "ConditionNotMet",
+	http.StatusRequestEntityTooLarge: "RequestBodyTooLarge",
+	http.StatusUnsupportedMediaType:  "InvalidHeaderValue",
+	http.StatusInternalServerError:   "InternalError",
+	http.StatusServiceUnavailable:    "ServerBusy",
+}
+
+// azureDeclaration is the XML declaration of Azure Storage error bodies.
+const azureDeclaration = `<?xml version="1.0" encoding="utf-8"?>`
+
+// renderAzure renders e as Azure Storage does: application/xml, the code
+// also in x-ms-error-code, and the request ID and time at the end of the
+// message and the request ID in x-ms-request-id.
+func renderAzure(e apiError) response {
+	code := errorCode(azureCodes, e)
+	msg := e.msg + "\nRequestId:" + e.requestID + "\nTime:" + e.time.UTC().Format("2006-01-02T15:04:05.0000000Z")
+	resp := xmlResponse(e.status, azureDeclaration, azureErrorBody{Code: code, Message: msg})
+	resp.header.Set("x-ms-error-code", code)
+	resp.header.Set("x-ms-request-id", e.requestID)
+	return resp
+}
+
 // errorCode returns e.code, or else the code the table gives e.status, or
 // else the status text without spaces.
 func errorCode(table map[int]string, e apiError) string {
