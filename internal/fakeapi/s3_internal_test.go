@@ -59,6 +59,7 @@ func TestS3WriteMarker(t *testing.T) {
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel() // before ts.Close, which waits for the first PUT
 	first := make(chan error, 1)
 	go func() {
 		_, err := put(ctx, `["first"]`, map[string]string{"If-Match": etag})
