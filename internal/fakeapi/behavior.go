@@ -41,6 +41,13 @@ type behavior struct {
 	etagOn304 bool
 	// blobType requires x-ms-blob-type: BlockBlob on a PUT (Azure).
 	blobType bool
+	// weakWhileFresh serves a document's ETag weak while the document is
+	// younger than WithWeakWindow; If-Match never matches it then.
+	weakWhileFresh bool
+	// deflate gzips a GET answer whose request accepts gzip and appends
+	// "-gzip" to its ETag (mod_deflate). If-None-Match ignores the suffix,
+	// If-Match does not.
+	deflate bool
 	// overlapConflict answers 409 to a conditional PUT that arrives while
 	// another conditional PUT to the same path is in progress.
 	overlapConflict bool
@@ -73,5 +80,15 @@ var behaviors = map[Profile]behavior{
 		noDocumentCode: http.StatusPreconditionFailed,
 		existsCode:     http.StatusConflict,
 		blobType:       true,
+	},
+	ProfileWebDAV: {
+		tags:           tagApache,
+		errors:         errorsApache,
+		put:            putDAV,
+		noDocumentCode: http.StatusPreconditionFailed,
+		existsCode:     http.StatusPreconditionFailed,
+		etagOn304:      true,
+		weakWhileFresh: true,
+		deflate:        true,
 	},
 }

@@ -183,6 +183,44 @@ limitations under the License.
 // the fake answers 400), and DELETE's 202 (the fake answers 204). Bodies
 // must still be JSON.
 //
+// # Profile webdav
+//
+// ProfileWebDAV mimics Apache httpd 2.4 serving the documents with mod_dav
+// and compressing them with mod_deflate:
+//
+//   - The strong tag is "<size>-<13 digits>" in lowercase hex, like
+//     Apache's default FileETag MTime Size, new for every version.
+//   - For WithWeakWindow (default DefaultWeakWindow, one second, measured
+//     with WithClock) after a write, the tag is weak: GET answers W/"...",
+//     and If-Match fails with 412 even with the right tag, as Apache does
+//     for a file modified within a second of the request. A client that
+//     refuses to write without a strong tag must read again later.
+//   - When a GET or HEAD accepts gzip by name (Accept-Encoding: gzip with a
+//     quality above zero; "*" does not count), the body is gzip-compressed
+//     (Content-Encoding: gzip) and "-gzip" is appended inside the quotes
+//     of the ETag ("abc-gzip", or W/"abc-gzip"), as mod_deflate does.
+//     Every GET answer carries Vary: Accept-Encoding.
+//   - If-None-Match ignores a "-gzip" suffix, so a client holding
+//     "abc-gzip" gets 304 (carrying the ETag a 200 would have), but If-Match
+//     compares strictly: If-Match: "abc-gzip" never matches and always gets
+//     412. This is the trap of Apache bug 45023: a client that lets its
+//     transport negotiate gzip reads a tag it can never write with, and
+//     livelocks on 412 unless it asks for Accept-Encoding: identity.
+//   - A PUT without a precondition is accepted: no 428. A successful PUT
+//     answers 204 when it replaced the document and 201 with Location and
+//     a short HTML page when it created it; neither carries an ETag.
+//   - Every failed precondition is 412, including If-Match on a missing
+//     document and If-None-Match: * on an existing one.
+//   - Error bodies are Apache's HTML error pages, Content-Type text/html;
+//     charset=iso-8859-1.
+//
+// Not mimicked: stock Apache 2.4 without the usual
+// "RequestHeader edit If-None-Match" workaround answers 200 instead of 304
+// to a "-gzip" tag (the other half of bug 45023); the fake always strips
+// the suffix for If-None-Match. Also left out: Last-Modified and the date
+// preconditions, x-gzip, PROPFIND, LOCK and the rest of WebDAV. Bodies
+// must still be JSON.
+//
 // # Scope and limitations
 //
 //   - One process, in memory. The state file exists for restart tests; it

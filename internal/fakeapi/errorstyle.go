@@ -32,6 +32,8 @@ const (
 	errorsS3
 	// errorsAzure is Azure Storage's XML error.
 	errorsAzure
+	// errorsApache is Apache httpd's HTML error page.
+	errorsApache
 )
 
 // apiError is an error answer before it is rendered in a style.
@@ -71,6 +73,8 @@ func (st errorStyle) render(e apiError) response {
 		return renderS3(e)
 	case errorsAzure:
 		return renderAzure(e)
+	case errorsApache:
+		return renderApache(e)
 	default:
 		return errorResponse(e.status, e.msg)
 	}

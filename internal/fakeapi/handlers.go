@@ -53,11 +53,21 @@ func (s *Server) current(d *document) current {
 	if d == nil {
 		return current{}
 	}
-	return current{exists: true, opaque: d.opaque, weak: s.cfg.etagMode == ETagWeak}
+	return current{exists: true, opaque: d.opaque, weak: s.cfg.etagMode == ETagWeak || s.freshWeak(d)}
+}
+
+// conditions parses the conditional headers of r. Under deflate, an
+// If-None-Match tag compares without its "-gzip" suffix.
+func (s *Server) conditions(r *http.Request) (conditions, error) {
+	c, err := parseConditions(r.Header)
+	if err == nil && s.b.deflate {
+		c.ifNoneMatch = c.ifNoneMatch.withoutSuffix(gzipSuffix)
+	}
+	return c, err
 }
 
 func (s *Server) handleGet(r *http.Request) response {
-	c, err := parseConditions(r.Header)
+	c, err := s.conditions(r)
 	if err != nil {
 		return s.fail(r, http.StatusBadRequest, "", err.Error())
 	}
@@ -67,23 +77,20 @@ func (s *Server) handleGet(r *http.Request) response {
 	if cur == nil {
 		return s.fail(r, http.StatusNotFound, "", "no document at "+r.URL.Path)
 	}
+	rep := s.represent(r, cur)
 	switch v := c.evaluate(s.current(cur), true); v {
 	case proceed:
+		return rep.ok()
 	case notModified:
-		resp := response{code: http.StatusNotModified}
-		if s.b.etagOn304 {
-			resp = s.withETag(resp, cur)
-		}
-		return resp
+		return rep.notModified(s.b.etagOn304)
 	default:
 		return s.failPrecondition(r, v)
 	}
-	return s.withETag(response{code: http.StatusOK, contentType: "application/json", body: cur.body}, cur)
 }
 
 func (s *Server) handlePut(w http.ResponseWriter, r *http.Request, lat *latency) response {
 	path := r.URL.Path
-	c, err := parseConditions(r.Header)
+	c, err := s.conditions(r)
 	if err != nil {
 		return s.fail(r, http.StatusBadRequest, "", err.Error())
 	}
@@ -131,7 +138,7 @@ func (s *Server) handlePut(w http.ResponseWriter, r *http.Request, lat *latency)
 
 func (s *Server) handleDelete(r *http.Request) response {
 	path := r.URL.Path
-	c, err := parseConditions(r.Header)
+	c, err := s.conditions(r)
 	if err != nil {
 		return s.fail(r, http.StatusBadRequest, "", err.Error())
 	}

@@ -29,6 +29,9 @@ const (
 	// DefaultRetryAfter is the Retry-After sent with an injected 429 or 503
 	// when neither the Fault nor the Faults say otherwise.
 	DefaultRetryAfter = time.Second
+	// DefaultWeakWindow is how long after a write ProfileWebDAV serves a
+	// document's ETag weak: Apache's one second.
+	DefaultWeakWindow = time.Second
 	// DefaultSeed seeds the fault and latency random source, so that a
 	// server built without WithSeed is reproducible too.
 	DefaultSeed int64 = 1
@@ -55,6 +58,7 @@ type config struct {
 	echoBody       bool
 	profile        Profile
 	now            func() time.Time
+	weakWindow     time.Duration
 }
 
 func defaultConfig() config {
@@ -66,6 +70,7 @@ func defaultConfig() config {
 		echoBody:       true,
 		profile:        ProfileStrict,
 		now:            time.Now,
+		weakWindow:     DefaultWeakWindow,
 	}
 }
 
@@ -87,6 +92,9 @@ func (c *config) validate() error {
 	}
 	if _, err := ParseProfile(string(c.profile)); err != nil {
 		errs = append(errs, err)
+	}
+	if c.weakWindow < 0 {
+		errs = append(errs, fmt.Errorf("weak window must not be negative, got %s", c.weakWindow))
 	}
 	if c.now == nil {
 		errs = append(errs, errors.New("clock must not be nil"))
@@ -186,4 +194,13 @@ func WithProfile(p Profile) Option {
 // Default time.Now. Injected latency and Retry-After always use real time.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) { c.now = now }
+}
+
+// WithWeakWindow sets how long after a write ProfileWebDAV serves the
+// document's ETag weak (W/"..."), so that If-Match cannot match it, as
+// Apache does for a file modified less than a second before the request.
+// Default DefaultWeakWindow (1s); zero turns it off. Other profiles ignore
+// it. The window is measured with the clock of WithClock.
+func WithWeakWindow(d time.Duration) Option {
+	return func(c *config) { c.weakWindow = d }
 }

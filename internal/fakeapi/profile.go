@@ -39,12 +39,14 @@ const (
 	// ProfileAzureBlob behaves like Azure Blob Storage Put Blob and Get
 	// Blob.
 	ProfileAzureBlob Profile = "azure-blob"
+	// ProfileWebDAV behaves like Apache httpd with mod_dav and mod_deflate.
+	ProfileWebDAV Profile = "webdav"
 )
 
 // Profiles returns every profile, ProfileStrict first. The slice is the
 // caller's.
 func Profiles() []Profile {
-	return []Profile{ProfileStrict, ProfileS3, ProfileAzureBlob}
+	return []Profile{ProfileStrict, ProfileS3, ProfileAzureBlob, ProfileWebDAV}
 }
 
 // ParseProfile returns the profile named s (as listed by Profiles), or an

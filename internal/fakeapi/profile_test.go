@@ -33,6 +33,7 @@ func TestParseProfile(t *testing.T) {
 		{in: "strict", want: fakeapi.ProfileStrict},
 		{in: "s3", want: fakeapi.ProfileS3},
 		{in: "azure-blob", want: fakeapi.ProfileAzureBlob},
+		{in: "webdav", want: fakeapi.ProfileWebDAV},
 		{in: "", wantErr: true},
 		{in: "S3", wantErr: true},
 		{in: "gcs", wantErr: true},

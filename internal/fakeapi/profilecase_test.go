@@ -17,7 +17,10 @@ limitations under the License.
 package fakeapi_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/xml"
+	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -27,23 +30,25 @@ import (
 )
 
 // profileCase is one request to a fresh server, built with a profile, that
-// holds docA at listA with ETag $E.
+// holds docA at listA with ETag $E, whose opaque part (without quotes) is
+// $O.
 type profileCase struct {
 	name   string
 	method string
 	path   string            // default listA
-	header map[string]string // "$E" is replaced by the ETag of docA
+	header map[string]string // "$E" and "$O" are replaced
 	body   string
 
 	wantCode int
 	wantDoc  string // document at path afterwards; "" means none
 	// wantETag is a regular expression the whole ETag header must match,
-	// in which "$E" stands for the ETag of docA; "-" means no ETag header
-	// and "" checks nothing.
+	// in which "$E" and "$O" stand for the ETag of docA and its opaque part;
+	// "-" means no ETag header and "" checks nothing.
 	wantETag       string
 	wantStoredETag bool              // the ETag answered is the one now stored
 	wantBody       string            // the exact body, when not ""
 	wantEmpty      bool              // the body must be empty
+	wantGunzip     string            // the body gunzips to this, when not ""
 	wantErrCode    string            // the code of an XML error body, when not ""
 	wantHeader     map[string]string // headers that must have these values ("-": absent)
 }
@@ -72,7 +77,7 @@ func runProfileCases(t *testing.T, opts []fakeapi.Option, cases []profileCase) {
 			}
 			header := map[string]string{}
 			for k, v := range tt.header {
-				header[k] = strings.ReplaceAll(v, "$E", etag)
+				header[k] = strings.NewReplacer("$E", etag, "$O", strings.Trim(etag, `"`)).Replace(v)
 			}
 			res := mustCall(t, rawClient(t), tt.method, ts.URL+path, tt.body, header)
 			if res.code != tt.wantCode {
@@ -91,6 +96,9 @@ func runProfileCases(t *testing.T, opts []fakeapi.Option, cases []profileCase) {
 			}
 			if tt.wantEmpty && len(res.body) != 0 {
 				t.Errorf("body = %q, want none", res.body)
+			}
+			if tt.wantGunzip != "" {
+				checkGzip(t, res, tt.wantGunzip)
 			}
 			if tt.wantErrCode != "" {
 				if got := xmlErrorCode(t, res); got != tt.wantErrCode {
@@ -121,7 +129,8 @@ func checkETagHeader(t *testing.T, h http.Header, want, etag string) {
 			t.Errorf("ETag = %q, want none", got)
 		}
 	default:
-		re := regexp.MustCompile("^(?:" + strings.ReplaceAll(want, "$E", regexp.QuoteMeta(etag)) + ")$")
+		opaque := strings.Trim(etag, `"`)
+		re := regexp.MustCompile("^(?:" + strings.NewReplacer("$E", regexp.QuoteMeta(etag), "$O", regexp.QuoteMeta(opaque)).Replace(want) + ")$")
 		if !ok || len(got) != 1 || !re.MatchString(got[0]) {
 			t.Errorf("ETag = %q, want one matching %s", got, re)
 		}
@@ -152,4 +161,20 @@ func xmlErrorCode(t *testing.T, res result) string {
 		t.Fatalf("error body %q: %v", res.body, err)
 	}
 	return e.Code
+}
+
+// checkGzip checks that res is gzip-compressed and holds want.
+func checkGzip(t *testing.T, res result, want string) {
+	t.Helper()
+	if ce := res.header.Get("Content-Encoding"); ce != "gzip" {
+		t.Errorf("Content-Encoding = %q, want gzip", ce)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(res.body))
+	if err != nil {
+		t.Fatalf("body %q: %v", res.body, err)
+	}
+	got, err := io.ReadAll(zr)
+	if err != nil || string(got) != want {
+		t.Errorf("body gunzips to %q, %v; want %q", got, err, want)
+	}
 }

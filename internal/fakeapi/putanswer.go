@@ -32,6 +32,9 @@ const (
 	// putCreated answers 201 with the new ETag and no body, create or not
 	// (Azure Put Blob).
 	putCreated
+	// putDAV answers like mod_dav, without an ETag: 201 with Location and
+	// a short HTML page when it created the document, else 204.
+	putDAV
 )
 
 // putAnswer builds the answer to a PUT that committed next; created is
@@ -42,6 +45,13 @@ func (s *Server) putAnswer(r *http.Request, created bool, next *document) respon
 		return s.withETag(response{code: http.StatusOK}, next)
 	case putCreated:
 		return s.withETag(response{code: http.StatusCreated}, next)
+	case putDAV:
+		if !created {
+			return response{code: http.StatusNoContent}
+		}
+		resp := apacheResponse(http.StatusCreated, "Created", "Resource "+r.URL.Path+" has been created.")
+		resp.header.Set("Location", r.URL.Path)
+		return resp
 	default:
 		resp := response{code: http.StatusOK, header: http.Header{}}
 		if created {

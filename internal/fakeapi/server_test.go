@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
 )
@@ -300,6 +301,7 @@ func TestNewRejectsInvalidOptions(t *testing.T) {
 		{"unknown profile", fakeapi.WithProfile("gcs")},
 		{"empty profile", fakeapi.WithProfile("")},
 		{"nil clock", fakeapi.WithClock(nil)},
+		{"negative weak window", fakeapi.WithWeakWindow(-time.Second)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -37,6 +37,9 @@ const (
 	// tagAzure is "0x8D" and 13 upper-case hex digits, like Azure
 	// Storage's ETags, unique per version.
 	tagAzure
+	// tagApache is "<size>-<13 digits>" in lowercase hex, like Apache's
+	// default FileETag (MTime Size), unique per version.
+	tagApache
 )
 
 // newOpaque returns the opaque tag of the version with sequence number seq
@@ -48,6 +51,8 @@ func (s *Server) newOpaque(seq uint64, body []byte) string {
 		return hex.EncodeToString(sum[:])
 	case tagAzure:
 		return fmt.Sprintf("0x8D%013X", s.stamp(seq))
+	case tagApache:
+		return fmt.Sprintf("%x-%013x", len(body), s.stamp(seq))
 	default:
 		return opaqueTag(seq, s.boot)
 	}
