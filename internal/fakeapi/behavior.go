@@ -48,6 +48,9 @@ type behavior struct {
 	// "-gzip" to its ETag (mod_deflate). If-None-Match ignores the suffix,
 	// If-Match does not.
 	deflate bool
+	// slashRedirect answers 301 to a path that ends with "/", with
+	// Location the path without it, and stores nothing.
+	slashRedirect bool
 	// overlapConflict answers 409 to a conditional PUT that arrives while
 	// another conditional PUT to the same path is in progress.
 	overlapConflict bool
@@ -90,5 +93,15 @@ var behaviors = map[Profile]behavior{
 		etagOn304:      true,
 		weakWhileFresh: true,
 		deflate:        true,
+	},
+	ProfileQuirky: {
+		tags:           tagSequence,
+		errors:         errorsText,
+		require428:     true,
+		put:            putReportBody,
+		noDocumentCode: http.StatusPreconditionFailed,
+		existsCode:     http.StatusPreconditionFailed,
+		etagOn304:      true,
+		slashRedirect:  true,
 	},
 }

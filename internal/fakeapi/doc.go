@@ -221,6 +221,25 @@ limitations under the License.
 // preconditions, x-gzip, PROPFIND, LOCK and the rest of WebDAV. Bodies
 // must still be JSON.
 //
+// # Profile quirky
+//
+// ProfileQuirky is ProfileStrict with two legal but surprising habits of
+// hand-written list APIs:
+//
+//   - A request to a path that ends with "/" (any method) answers 301
+//     Moved Permanently with Location the same path without its trailing
+//     slashes (a path on the same origin, query kept) and processes
+//     nothing: a PUT stores nothing. A client may follow the redirect of a
+//     GET; one that follows the redirect of a PUT (Go's http.Client turns
+//     it into a GET) sees a 200 for a write that never happened. "/" and
+//     paths that would become "//host..." are not redirected.
+//   - A successful PUT answers 200, create or replace, with the new ETag
+//     and the JSON report {"status":"ok","stored":true,"items":[]} as its
+//     body, which is not the stored document: a client that takes the
+//     answer of a PUT for the list would see it empty.
+//
+// Everything else, including 428 and plain-text errors, is strict.
+//
 // # Scope and limitations
 //
 //   - One process, in memory. The state file exists for restart tests; it

@@ -33,6 +33,11 @@ const allowedMethods = "GET, HEAD, PUT, DELETE"
 // returns its answer without writing it. lat is the request's injected
 // latency, for a write that must take it while it holds a marker.
 func (s *Server) handle(w http.ResponseWriter, r *http.Request, lat *latency) response {
+	if s.b.slashRedirect {
+		if resp, ok := s.redirectSlash(r); ok {
+			return resp
+		}
+	}
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		return s.handleGet(r)

@@ -41,12 +41,15 @@ const (
 	ProfileAzureBlob Profile = "azure-blob"
 	// ProfileWebDAV behaves like Apache httpd with mod_dav and mod_deflate.
 	ProfileWebDAV Profile = "webdav"
+	// ProfileQuirky is strict, but redirects trailing-slash paths and
+	// answers a PUT with a report instead of the stored document.
+	ProfileQuirky Profile = "quirky"
 )
 
 // Profiles returns every profile, ProfileStrict first. The slice is the
 // caller's.
 func Profiles() []Profile {
-	return []Profile{ProfileStrict, ProfileS3, ProfileAzureBlob, ProfileWebDAV}
+	return []Profile{ProfileStrict, ProfileS3, ProfileAzureBlob, ProfileWebDAV, ProfileQuirky}
 }
 
 // ParseProfile returns the profile named s (as listed by Profiles), or an

@@ -34,6 +34,7 @@ func TestParseProfile(t *testing.T) {
 		{in: "s3", want: fakeapi.ProfileS3},
 		{in: "azure-blob", want: fakeapi.ProfileAzureBlob},
 		{in: "webdav", want: fakeapi.ProfileWebDAV},
+		{in: "quirky", want: fakeapi.ProfileQuirky},
 		{in: "", wantErr: true},
 		{in: "S3", wantErr: true},
 		{in: "gcs", wantErr: true},

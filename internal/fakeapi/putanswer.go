@@ -35,6 +35,9 @@ const (
 	// putDAV answers like mod_dav, without an ETag: 201 with Location and
 	// a short HTML page when it created the document, else 204.
 	putDAV
+	// putReportBody answers 200, create or not, with the new ETag and a
+	// JSON report (putReport) that is not the stored document.
+	putReportBody
 )
 
 // putAnswer builds the answer to a PUT that committed next; created is
@@ -45,6 +48,8 @@ func (s *Server) putAnswer(r *http.Request, created bool, next *document) respon
 		return s.withETag(response{code: http.StatusOK}, next)
 	case putCreated:
 		return s.withETag(response{code: http.StatusCreated}, next)
+	case putReportBody:
+		return s.withETag(response{code: http.StatusOK, contentType: "application/json", body: []byte(putReport)}, next)
 	case putDAV:
 		if !created {
 			return response{code: http.StatusNoContent}
