@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
 )
@@ -100,5 +101,85 @@ func TestProfiles(t *testing.T) {
 	}
 	if s, err := fakeapi.New(); err != nil || s.Profile() != fakeapi.ProfileStrict {
 		t.Errorf("default profile = %v, %v; want strict", s.Profile(), err)
+	}
+}
+
+// errorContentType is the Content-Type of each profile's error answers.
+var errorContentType = map[fakeapi.Profile]string{
+	fakeapi.ProfileStrict:    "text/plain; charset=utf-8",
+	fakeapi.ProfileS3:        "application/xml",
+	fakeapi.ProfileAzureBlob: "application/xml",
+	fakeapi.ProfileWebDAV:    "text/html; charset=iso-8859-1",
+	fakeapi.ProfileQuirky:    "text/plain; charset=utf-8",
+}
+
+// TestEveryProfileKeepsFaultsAndAdmin checks that authentication, every
+// fault kind, latency, stats, history and health work the same under
+// every profile, with errors in the profile's format.
+func TestEveryProfileKeepsFaultsAndAdmin(t *testing.T) {
+	const token = "t0ken"
+	for _, p := range fakeapi.Profiles() {
+		t.Run(string(p), func(t *testing.T) {
+			s, ts := start(t, fakeapi.WithProfile(p), fakeapi.WithWeakWindow(0), fakeapi.WithHistory(true), fakeapi.WithToken(token))
+			etag := mustSet(t, s, listA, docA)
+			c := freshClient(t)
+			auth := map[string]string{"Authorization": "Bearer " + token, "Accept-Encoding": "identity"}
+			put := map[string]string{"Authorization": auth["Authorization"], "If-Match": etag, "x-ms-blob-type": "BlockBlob"}
+
+			if res := mustCall(t, c, "GET", ts.URL+listA, "", nil); res.code != 401 || res.header.Get("Content-Type") != errorContentType[p] {
+				t.Errorf("GET without token = %d %q", res.code, res.header.Get("Content-Type"))
+			}
+			s.SetFaultHook(onceHook("GET", fakeapi.Fault{Kind: fakeapi.FaultServiceUnavailable, RetryAfter: 2 * time.Second}))
+			if res := mustCall(t, c, "GET", ts.URL+listA, "", auth); res.code != 503 || res.header.Get("Retry-After") != "2" || res.header.Get("Content-Type") != errorContentType[p] {
+				t.Errorf("injected 503 = %d, Retry-After %q, %q", res.code, res.header.Get("Retry-After"), res.header.Get("Content-Type"))
+			}
+			s.SetFaultHook(onceHook("PUT", fakeapi.Fault{Kind: fakeapi.FaultTooManyRequests}))
+			if res := mustCall(t, c, "PUT", ts.URL+listA, docB, put); res.code != 429 || res.header.Get("Retry-After") != "1" {
+				t.Errorf("injected 429 = %d, Retry-After %q", res.code, res.header.Get("Retry-After"))
+			}
+			s.SetFaultHook(onceHook("PUT", fakeapi.Fault{Kind: fakeapi.FaultResetBeforeCommit}))
+			if _, err := call(c, "PUT", ts.URL+listA, docB, put); err == nil || !docEquals(s, listA, docA) {
+				t.Errorf("reset before commit: error %v, document changed %v", err, !docEquals(s, listA, docA))
+			}
+			s.SetFaultHook(onceHook("PUT", fakeapi.Fault{Kind: fakeapi.FaultCommitThenDrop}))
+			if _, err := call(c, "PUT", ts.URL+listA, docB, put); err == nil || !docEquals(s, listA, docB) {
+				t.Errorf("commit then drop: error %v, committed %v", err, docEquals(s, listA, docB))
+			}
+			s.SetFaultHook(nil)
+
+			const delay = 30 * time.Millisecond
+			if err := s.SetLatency(delay, 0); err != nil {
+				t.Fatal(err)
+			}
+			begin := time.Now()
+			if res := mustCall(t, c, "GET", ts.URL+listA, "", auth); res.code != 200 || string(res.body) != docB || time.Since(begin) < delay {
+				t.Errorf("GET with latency = %d %q after %s", res.code, res.body, time.Since(begin))
+			}
+			if err := s.SetLatency(0, 0); err != nil {
+				t.Fatal(err)
+			}
+
+			res := mustCall(t, c, "GET", ts.URL+"/_fakeapi/stats", "", auth)
+			var st fakeapi.Stats
+			if err := json.Unmarshal(res.body, &st); err != nil || res.code != 200 {
+				t.Fatalf("stats = %d %s (%v)", res.code, res.body, err)
+			}
+			for _, k := range []fakeapi.FaultKind{fakeapi.FaultServiceUnavailable, fakeapi.FaultTooManyRequests, fakeapi.FaultResetBeforeCommit, fakeapi.FaultCommitThenDrop} {
+				if st.Faults[k] != 1 {
+					t.Errorf("stats faults %v, want one %s", st.Faults, k)
+				}
+			}
+			if st.Commits != 1 || st.Count("GET", 401) != 1 || st.Count("PUT", 0) != 2 || st.Total != 6 {
+				t.Errorf("stats %+v", st)
+			}
+			res = mustCall(t, c, "GET", ts.URL+"/_fakeapi/history?path="+listA, "", auth)
+			var hist []fakeapi.Version
+			if err := json.Unmarshal(res.body, &hist); err != nil || len(hist) != 2 || string(hist[1].Body) != docB {
+				t.Errorf("history = %d %s (%v)", res.code, res.body, err)
+			}
+			if res := mustCall(t, c, "GET", ts.URL+"/_fakeapi/healthz", "", nil); res.code != 200 {
+				t.Errorf("healthz = %d", res.code)
+			}
+		})
 	}
 }
