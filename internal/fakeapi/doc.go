@@ -17,15 +17,20 @@ limitations under the License.
 // Package fakeapi is the bundled fake list server: an http.Handler that
 // keeps JSON documents in memory, keyed by URL path, and serves them with
 // the list HTTP contract of DESIGN.md ("The list HTTP contract") that
-// internal/etagclient speaks. Tests, benchmarks and demos trust it, so it
-// is strict: every write is conditional unless configured otherwise, every
-// version gets a strong ETag that is never handed out twice, and nothing is
-// ever half-written.
+// internal/etagclient speaks. Tests, benchmarks and demos trust it, so by
+// default it is strict: every write is conditional unless configured
+// otherwise, every version gets a strong ETag that is never handed out
+// twice, and nothing is ever half-written. Profiles (see "Profiles") make
+// it behave like S3, Azure Blob Storage, Apache WebDAV or a quirky API
+// instead; whatever the profile, nothing is ever half-written or lost.
 //
 // Build a Server with New and serve it, for example with
 // httptest.NewServer. The same handler runs in the cmd/fakeapi binary.
 //
 // # Contract
+//
+// This is ProfileStrict, the default; the other profiles say where they
+// differ.
 //
 //   - GET (and HEAD) path: 200 with the document, Content-Type
 //     application/json and a strong ETag; 304 when If-None-Match (a list of
@@ -63,6 +68,10 @@ limitations under the License.
 // process, across paths, across deletion and re-creation, or across
 // restarts with or without a state file. A document loaded from a state
 // file keeps the tag it had, so clients holding it can still write.
+// quirky makes the same tags. The azure-blob and webdav forms add the
+// commit counter to a random per-process base, so they never repeat
+// within a process and practically never across processes; s3's tag is
+// the content's MD5 and repeats with the content, as S3's does.
 //
 // # Fault injection
 //
@@ -256,9 +265,21 @@ limitations under the License.
 //   - No Last-Modified, If-Modified-Since, If-Unmodified-Since, ranges,
 //     PATCH or POST. HEAD behaves as GET without a body.
 //   - History is unbounded; keep WithHistory for tests and short runs.
-//   - Latency is real time (time.Sleep semantics); it cannot be driven by a
-//     fake clock.
+//   - Latency is real time (time.Sleep semantics); it cannot be driven by
+//     WithClock, which only timestamps history and times webdav's weak
+//     window.
 //   - WithEchoBody(false) and the ETagWeak and ETagNone modes exist to test
 //     clients against servers that behave like that; they are not the
-//     contract's defaults.
+//     contract's defaults. The ETag modes apply on top of any profile
+//     (ETagNone removes every ETag header, ETagWeak marks every tag weak);
+//     WithEchoBody only changes ProfileStrict's PUT answers.
+//   - A profile mimics the behaviour its section lists and no more; each
+//     section says what it leaves out. WithRequireIfMatch(true) cannot make
+//     s3, azure-blob or webdav answer 428. Tags always take the form of the
+//     profile that made them: a state file written under one profile keeps
+//     its tags when loaded under another, and history tags are the strong
+//     form (without W/ or -gzip).
+//   - Injected latency is real time and taken before a request is
+//     processed, except that s3's conditional PUTs take it while holding
+//     their write mark.
 package fakeapi

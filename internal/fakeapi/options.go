@@ -106,6 +106,8 @@ func (c *config) validate() error {
 // If-None-Match: *) and a DELETE must carry If-Match. When required and
 // missing, the answer is 428 Precondition Required. Default true; false
 // allows the unconditional ("blind") writes that some benchmarks need.
+// ProfileS3, ProfileAzureBlob and ProfileWebDAV never answer 428, whatever
+// this says.
 func WithRequireIfMatch(require bool) Option {
 	return func(c *config) { c.requireIfMatch = require }
 }
@@ -168,17 +170,18 @@ func WithStateFile(path string) Option {
 	return func(c *config) { c.stateFile = path }
 }
 
-// WithETagMode sets how the ETag header is served. Default ETagStrong; the
-// other modes exist to test clients that must refuse to write without a
-// strong validator.
+// WithETagMode sets how the ETag header is served, under any profile.
+// Default ETagStrong; the other modes exist to test clients that must
+// refuse to write without a strong validator.
 func WithETagMode(m ETagMode) Option {
 	return func(c *config) { c.etagMode = m }
 }
 
 // WithEchoBody sets whether a successful PUT answers with the stored
-// document as its body. Default true (200 or 201 with the body). When
-// false, a replace answers 204 No Content and a create 201 with an empty
-// body, both still with the new ETag.
+// document as its body, under ProfileStrict (the other profiles answer a
+// PUT their own way). Default true (200 or 201 with the body). When false,
+// a replace answers 204 No Content and a create 201 with an empty body,
+// both still with the new ETag.
 func WithEchoBody(echo bool) Option {
 	return func(c *config) { c.echoBody = echo }
 }
