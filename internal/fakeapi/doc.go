@@ -76,17 +76,18 @@ limitations under the License.
 // # Fault injection
 //
 // For each list request the Server first applies the injected latency
-// (WithLatency), then authentication, then decides a fault: the hook
-// installed with WithFaultHook, if any and if it returns one, or else the
-// rate-based Faults drawn from a source seeded by WithSeed. The same seed
-// and the same order of requests give the same faults (concurrent clients
-// make the order, and so the pattern, nondeterministic). Faults are 503 or
-// 429 with Retry-After, FaultResetBeforeCommit (the connection is dropped
-// before anything is processed) and FaultCommitThenDrop (the request is
-// processed, a write is committed, and the connection is dropped instead of
-// answering). Dropping hijacks the connection and closes it with SO_LINGER
-// 0, so the client sees a reset; under HTTP/2 the stream is reset instead.
-// Faults and latency never apply to the routes under AdminPrefix.
+// (WithLatency; under s3 a conditional PUT takes it later, see "Profile
+// s3"), then authentication, then decides a fault: the hook installed with
+// WithFaultHook, if any and if it returns one, or else the rate-based Faults
+// drawn from a source seeded by WithSeed. The same seed and the same order
+// of requests give the same faults (concurrent clients make the order, and
+// so the pattern, nondeterministic). Faults are 503 or 429 with Retry-After,
+// FaultResetBeforeCommit (the connection is dropped before anything is
+// processed) and FaultCommitThenDrop (the request is processed, a write is
+// committed, and the connection is dropped instead of answering). Dropping
+// hijacks the connection and closes it with SO_LINGER 0, so the client sees
+// a reset; under HTTP/2 the stream is reset instead. Faults and latency
+// never apply to the routes under AdminPrefix.
 //
 // # Observability
 //

@@ -19,6 +19,7 @@ package fakeapi
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -61,9 +62,10 @@ func (s *Server) fail(r *http.Request, status int, code, msg string) response {
 	})
 }
 
-// nextRequestID returns a request ID that is unique within the process.
+// nextRequestID returns a request ID that is unique within the process:
+// 16 upper-case hex digits, as S3's look.
 func (s *Server) nextRequestID() string {
-	return fmt.Sprintf("%.8s%08X", s.boot, s.requestIDs.Add(1))
+	return fmt.Sprintf("%.8s%08X", strings.ToUpper(s.boot), s.requestIDs.Add(1))
 }
 
 // render renders e in the style.
