@@ -51,6 +51,8 @@ type options struct {
 	history         bool
 	seedDocs        seedDocs
 	shutdownTimeout time.Duration
+	profile         fakeapi.Profile
+	weakWindow      time.Duration
 }
 
 // parseFlags parses args (without the program name). Usage and flag errors
@@ -60,10 +62,12 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs := flag.NewFlagSet("fakeapi", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.Usage = func() {
-		_, _ = fmt.Fprintln(out, "Usage: fakeapi [flags]\n\nServes JSON list documents with the listkeeper list HTTP contract (ETag, If-Match), with optional fault injection.\n\nFlags:")
+		_, _ = fmt.Fprintln(out, "Usage: fakeapi [flags]\n\nServes JSON list documents with the listkeeper list HTTP contract (ETag, If-Match), or like another kind of server (--profile), with optional fault injection.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&o.addr, "addr", defaultAddr, "listen address")
+	fs.TextVar(&o.profile, "profile", fakeapi.ProfileStrict, "behave like the kind of server `name`, one of: "+profileNames())
+	fs.DurationVar(&o.weakWindow, "weak-window", fakeapi.DefaultWeakWindow, "with --profile webdav, how long after a write a document's ETag stays weak (0: never)")
 	fs.DurationVar(&o.latency, "latency", 0, "latency added to every list request")
 	fs.DurationVar(&o.latencyJitter, "latency-jitter", 0, "extra random latency in [0, jitter)")
 	fs.Float64Var(&o.rate503, "rate-503", 0, "probability of answering 503 with Retry-After")
@@ -72,7 +76,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.Float64Var(&o.rateCommitDrop, "rate-commit-drop", 0, "probability that a PUT or DELETE is processed and then its connection dropped without an answer")
 	fs.Float64Var(&o.rateReset, "rate-reset", 0, "probability that a request's connection is reset before anything is processed")
 	fs.Int64Var(&o.seed, "seed", fakeapi.DefaultSeed, "seed of the fault and jitter random source")
-	fs.BoolVar(&o.requireIfMatch, "require-if-match", true, "answer 428 to a PUT without If-Match or If-None-Match: *, and to a DELETE without If-Match")
+	fs.BoolVar(&o.requireIfMatch, "require-if-match", true, "answer 428 to a PUT without If-Match or If-None-Match: *, and to a DELETE without If-Match (profiles s3, azure-blob and webdav never do)")
 	fs.StringVar(&o.stateFile, "state-file", "", "persist documents and the ETag counter in this file (loaded at start, rewritten atomically on every commit)")
 	fs.StringVar(&o.token, "token", "", "require Authorization: Bearer <token> (prefer --token-file: flags are visible to other users)")
 	fs.StringVar(&o.tokenFile, "token-file", "", "read the bearer token from this file")
@@ -116,6 +120,8 @@ func (o options) serverOptions() []fakeapi.Option {
 		fakeapi.WithRequireIfMatch(o.requireIfMatch),
 		fakeapi.WithMaxBodyBytes(o.maxBodyBytes),
 		fakeapi.WithHistory(o.history),
+		fakeapi.WithProfile(o.profile),
+		fakeapi.WithWeakWindow(o.weakWindow),
 	}
 	if o.stateFile != "" {
 		opts = append(opts, fakeapi.WithStateFile(o.stateFile))
@@ -124,6 +130,16 @@ func (o options) serverOptions() []fakeapi.Option {
 		opts = append(opts, fakeapi.WithToken(o.token))
 	}
 	return opts
+}
+
+// profileNames lists the profiles for the help text.
+func profileNames() string {
+	ps := fakeapi.Profiles()
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = string(p)
+	}
+	return strings.Join(names, ", ")
 }
 
 // seedDoc is one --seed-doc.

@@ -18,9 +18,11 @@ limitations under the License.
 // internal/fakeapi) on its own, for demos, benchmarks and end-to-end tests.
 // It stores JSON documents in memory by URL path and enforces the list HTTP
 // contract: strong ETags, If-Match writes (428 without), If-None-Match: *
-// creation, 412 on stale tags. Flags inject latency and faults; the routes
-// under /_fakeapi/ serve stats and health and change faults at run time.
-// Run it with -h for the flags.
+// creation, 412 on stale tags. --profile makes it behave like another kind
+// of server instead (s3, azure-blob, webdav, quirky; see the profiles in
+// the package doc of internal/fakeapi). Flags inject latency and faults;
+// the routes under /_fakeapi/ serve stats and health and change faults at
+// run time. Run it with -h for the flags.
 package main
 
 import (
@@ -74,8 +76,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.token != "" {
 		auth = "bearer token"
 	}
-	_, _ = fmt.Fprintf(stdout, "fakeapi listening on http://%s (documents %d, state file %q, auth %s)\n",
-		ln.Addr(), len(s.Paths()), o.stateFile, auth)
+	_, _ = fmt.Fprintf(stdout, "fakeapi listening on http://%s (profile %s, documents %d, state file %q, auth %s)\n",
+		ln.Addr(), s.Profile(), len(s.Paths()), o.stateFile, auth)
 
 	select {
 	case err := <-served:

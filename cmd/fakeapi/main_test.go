@@ -20,6 +20,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"io"
 	"net/http"
 	"os"
@@ -38,11 +40,19 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-var listening = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+) `)
+var listening = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+) \(profile ([a-z0-9-]+),`)
 
 // startRun runs run with args in the background and returns the base URL it
 // printed and a function that cancels it and returns its error.
 func startRun(t *testing.T, args ...string) (base string, stop func() error) {
+	t.Helper()
+	base, _, stop = startRunProfile(t, args...)
+	return base, stop
+}
+
+// startRunProfile is startRun that also returns the profile the start line
+// names.
+func startRunProfile(t *testing.T, args ...string) (base, profile string, stop func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
@@ -62,9 +72,9 @@ func startRun(t *testing.T, args ...string) (base string, stop func() error) {
 	if m == nil {
 		cancel()
 		<-done
-		t.Fatalf("start line %q does not say where it listens", line)
+		t.Fatalf("start line %q does not say where it listens and with which profile", line)
 	}
-	return m[1], func() error {
+	return m[1], m[2], func() error {
 		cancel()
 		select {
 		case err := <-done:
@@ -165,6 +175,9 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"empty token file", []string{"--token-file", writeFile(t, dir, "empty", "\n")}},
 		{"bad max body", []string{"--max-body-bytes", "0"}},
 		{"bad address", []string{"--addr", "127.0.0.1:notaport"}},
+		{"unknown profile", []string{"--profile", "gcs"}},
+		{"empty profile", []string{"--profile", ""}},
+		{"negative weak window", []string{"--profile", "webdav", "--weak-window", "-1s"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -207,4 +220,74 @@ func writeFile(t *testing.T, dir, name, content string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestRunProfile starts the binary's run under each profile and checks
+// that the start line names it and that the server behaves like it: a PUT
+// without any precondition is refused (428) by strict servers only, and
+// each profile answers a create in its own way.
+func TestRunProfile(t *testing.T) {
+	tests := []struct {
+		args        []string
+		wantProfile string
+		wantCode    int    // PUT /lists/new without precondition
+		wantETag    string // regexp for the ETag of GET /lists/a; "" for none
+	}{
+		{args: nil, wantProfile: "strict", wantCode: 428, wantETag: `^"v\d+-[0-9a-f]{16}"$`},
+		{args: []string{"--profile", "strict"}, wantProfile: "strict", wantCode: 428, wantETag: `^"v\d+-[0-9a-f]{16}"$`},
+		{args: []string{"--profile", "s3"}, wantProfile: "s3", wantCode: 200, wantETag: `^"[0-9a-f]{32}"$`},
+		{args: []string{"--profile=azure-blob"}, wantProfile: "azure-blob", wantCode: 201, wantETag: `^"0x8D[0-9A-F]{13}"$`},
+		// Weak for a second after the seed document was written, unless
+		// the machine was slow to send the GET.
+		{args: []string{"--profile", "webdav"}, wantProfile: "webdav", wantCode: 201, wantETag: `^(W/)?"[0-9a-f]+-[0-9a-f]{13}"$`},
+		{args: []string{"--profile", "webdav", "--weak-window", "0"}, wantProfile: "webdav", wantCode: 201, wantETag: `^"[0-9a-f]+-[0-9a-f]{13}"$`},
+		{args: []string{"--profile", "quirky"}, wantProfile: "quirky", wantCode: 428, wantETag: `^"v\d+-[0-9a-f]{16}"$`},
+	}
+	tr := &http.Transport{DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			args := append([]string{"--addr", "127.0.0.1:0", "--seed-doc", `/lists/a=["a"]`}, tt.args...)
+			base, profile, stop := startRunProfile(t, args...)
+			defer func() {
+				if err := stop(); err != nil {
+					t.Errorf("run: %v", err)
+				}
+			}()
+			if profile != tt.wantProfile {
+				t.Errorf("start line names profile %q, want %q", profile, tt.wantProfile)
+			}
+			resp, _ := do(t, c, "GET", base+"/lists/a", "", nil)
+			if !regexp.MustCompile(tt.wantETag).MatchString(resp.Header.Get("ETag")) {
+				t.Errorf("ETag = %q, want %s", resp.Header.Get("ETag"), tt.wantETag)
+			}
+			resp, body := do(t, c, "PUT", base+"/lists/new", `["b"]`, map[string]string{"x-ms-blob-type": "BlockBlob"})
+			if resp.StatusCode != tt.wantCode {
+				t.Errorf("PUT without precondition = %d %q, want %d", resp.StatusCode, body, tt.wantCode)
+			}
+		})
+	}
+}
+
+// TestHelpListsProfiles checks that -h names every profile, and that an
+// unknown one is refused with the valid names.
+func TestHelpListsProfiles(t *testing.T) {
+	var help strings.Builder
+	if err := run(context.Background(), []string{"-h"}, io.Discard, &help); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("run -h = %v, want flag.ErrHelp", err)
+	}
+	var bad strings.Builder
+	err := run(context.Background(), []string{"--profile", "minio"}, io.Discard, &bad)
+	if err == nil {
+		t.Fatal("--profile minio accepted")
+	}
+	for _, p := range fakeapi.Profiles() {
+		if !strings.Contains(help.String(), string(p)) {
+			t.Errorf("help does not name profile %q:\n%s", p, help.String())
+		}
+		if !strings.Contains(err.Error(), string(p)) {
+			t.Errorf("error %q does not name profile %q", err, p)
+		}
+	}
 }

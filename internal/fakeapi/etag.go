@@ -90,6 +90,8 @@ type etagList struct {
 
 // parseETagList parses every value of a conditional header. Several header
 // lines are treated as one comma-separated list (RFC 9110 section 5.3).
+// The list may be empty (an empty value, or only commas and white space):
+// the grammar allows it, and it is present but matches nothing.
 func parseETagList(values []string) (etagList, error) {
 	if len(values) == 0 {
 		return etagList{}, nil
@@ -128,9 +130,6 @@ func parseETagList(values []string) (etagList, error) {
 		if s != "" && s[0] != ',' {
 			return etagList{}, errMalformedETag
 		}
-	}
-	if len(l.tags) == 0 {
-		return etagList{}, errMalformedETag
 	}
 	return l, nil
 }

@@ -81,3 +81,47 @@ func Example() {
 	// stored: ["a","b"]
 	// commits: 1 versions: 2 412s: 1
 }
+
+// ExampleWithProfile sends the same requests to a server of each profile:
+// a create over an existing document, a write with If-Match to a missing
+// one, a write with the current tag, and a write without any precondition.
+func ExampleWithProfile() {
+	for _, p := range fakeapi.Profiles() {
+		// WithWeakWindow(0) makes webdav's tags strong at once; the other
+		// profiles ignore it.
+		s, err := fakeapi.New(fakeapi.WithProfile(p), fakeapi.WithWeakWindow(0))
+		if err != nil {
+			panic(err)
+		}
+		ts := httptest.NewServer(s)
+		etag, err := s.Set("/lists/a", []byte(`["a"]`))
+		if err != nil {
+			panic(err)
+		}
+		put := func(path, header, value string) int {
+			req, _ := http.NewRequest(http.MethodPut, ts.URL+path, strings.NewReader(`["a","b"]`))
+			req.Header.Set("x-ms-blob-type", "BlockBlob") // Azure wants it, the others ignore it
+			if header != "" {
+				req.Header.Set(header, value)
+			}
+			resp, err := ts.Client().Do(req)
+			if err != nil {
+				panic(err)
+			}
+			_ = resp.Body.Close()
+			return resp.StatusCode
+		}
+		fmt.Printf("%-10s create over existing %d, If-Match on missing %d, write %d, blind write %d\n", p,
+			put("/lists/a", "If-None-Match", "*"),
+			put("/lists/missing", "If-Match", etag),
+			put("/lists/a", "If-Match", etag),
+			put("/lists/a", "", ""))
+		ts.Close()
+	}
+	// Output:
+	// strict     create over existing 412, If-Match on missing 412, write 200, blind write 428
+	// s3         create over existing 412, If-Match on missing 404, write 200, blind write 200
+	// azure-blob create over existing 409, If-Match on missing 412, write 201, blind write 201
+	// webdav     create over existing 412, If-Match on missing 412, write 204, blind write 204
+	// quirky     create over existing 412, If-Match on missing 412, write 200, blind write 428
+}

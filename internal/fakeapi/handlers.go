@@ -30,181 +30,163 @@ import (
 const allowedMethods = "GET, HEAD, PUT, DELETE"
 
 // handle processes a list request that got no fault before processing and
-// returns its answer without writing it.
-func (s *Server) handle(w http.ResponseWriter, r *http.Request) response {
+// returns its answer without writing it. lat is the request's injected
+// latency, for a write that must take it while it holds a marker.
+func (s *Server) handle(w http.ResponseWriter, r *http.Request, lat *latency) response {
+	if s.b.slashRedirect {
+		if resp, ok := s.redirectSlash(r); ok {
+			return resp
+		}
+	}
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		return s.handleGet(r)
 	case http.MethodPut:
-		return s.handlePut(w, r)
+		return s.handlePut(w, r, lat)
 	case http.MethodDelete:
 		return s.handleDelete(r)
 	default:
-		resp := errorResponse(http.StatusMethodNotAllowed, "method "+r.Method+" not allowed")
+		resp := s.fail(r, http.StatusMethodNotAllowed, "", "method "+r.Method+" not allowed")
 		resp.header.Set("Allow", allowedMethods)
 		return resp
 	}
 }
 
-// conditions are the parsed conditional headers of a request.
-type conditions struct {
-	ifMatch     etagList
-	ifNoneMatch etagList
+// current returns the state of d (nil when there is no document) that
+// preconditions are evaluated against.
+func (s *Server) current(d *document) current {
+	if d == nil {
+		return current{}
+	}
+	return current{exists: true, opaque: d.opaque, weak: s.cfg.etagMode == ETagWeak || s.freshWeak(d)}
 }
 
-func parseConditions(h http.Header) (conditions, error) {
-	im, err := parseETagList(h.Values("If-Match"))
-	if err != nil {
-		return conditions{}, fmt.Errorf("If-Match: %w", err)
+// conditions parses the conditional headers of r. Under deflate, an
+// If-None-Match tag compares without its "-gzip" suffix.
+func (s *Server) conditions(r *http.Request) (conditions, error) {
+	c, err := parseConditions(r.Header)
+	if err == nil && s.b.deflate {
+		c.ifNoneMatch = c.ifNoneMatch.withoutSuffix(gzipSuffix)
 	}
-	inm, err := parseETagList(h.Values("If-None-Match"))
-	if err != nil {
-		return conditions{}, fmt.Errorf("If-None-Match: %w", err)
-	}
-	return conditions{ifMatch: im, ifNoneMatch: inm}, nil
-}
-
-// evaluate applies RFC 9110 section 13.2.2 to the current document (nil
-// when there is none): it returns 0 when the request may proceed, else 412,
-// or 304 for a GET or HEAD whose If-None-Match matched.
-func (c conditions) evaluate(cur *document, mode ETagMode, safe bool) int {
-	exists := cur != nil
-	var opaque string
-	if exists {
-		opaque = cur.opaque
-	}
-	if c.ifMatch.present && !c.ifMatch.matchStrong(exists, opaque, mode == ETagWeak) {
-		return http.StatusPreconditionFailed
-	}
-	if c.ifNoneMatch.present && c.ifNoneMatch.matchWeak(exists, opaque) {
-		if safe {
-			return http.StatusNotModified
-		}
-		return http.StatusPreconditionFailed
-	}
-	return 0
-}
-
-// withETag returns resp with the ETag header of d, unless the mode serves
-// none.
-func (s *Server) withETag(resp response, d *document) response {
-	if resp.header == nil {
-		resp.header = http.Header{}
-	}
-	if v := s.cfg.etagMode.header(d.opaque); v != "" {
-		resp.header.Set("ETag", v)
-	}
-	return resp
+	return c, err
 }
 
 func (s *Server) handleGet(r *http.Request) response {
-	c, err := parseConditions(r.Header)
+	c, err := s.conditions(r)
 	if err != nil {
-		return errorResponse(http.StatusBadRequest, err.Error())
+		return s.fail(r, http.StatusBadRequest, "", err.Error())
 	}
 	s.mu.Lock()
 	cur := s.docs[r.URL.Path]
 	s.mu.Unlock()
 	if cur == nil {
-		return errorResponse(http.StatusNotFound, "no document at "+r.URL.Path)
+		return s.fail(r, http.StatusNotFound, "", "no document at "+r.URL.Path)
 	}
-	switch code := c.evaluate(cur, s.cfg.etagMode, true); code {
-	case 0:
-	case http.StatusNotModified:
-		return s.withETag(response{code: code}, cur)
+	rep := s.represent(r, cur)
+	switch v := c.evaluate(s.current(cur), true); v {
+	case proceed:
+		return rep.ok()
+	case notModified:
+		return rep.notModified(s.b.etagOn304)
 	default:
-		return errorResponse(code, "precondition failed")
+		return s.failPrecondition(r, v)
 	}
-	return s.withETag(response{code: http.StatusOK, contentType: "application/json", body: cur.body}, cur)
 }
 
-func (s *Server) handlePut(w http.ResponseWriter, r *http.Request) response {
+func (s *Server) handlePut(w http.ResponseWriter, r *http.Request, lat *latency) response {
 	path := r.URL.Path
-	c, err := parseConditions(r.Header)
+	c, err := s.conditions(r)
 	if err != nil {
-		return errorResponse(http.StatusBadRequest, err.Error())
+		return s.fail(r, http.StatusBadRequest, "", err.Error())
 	}
-	if s.cfg.requireIfMatch && !c.ifMatch.present && !c.ifNoneMatch.any {
-		return errorResponse(http.StatusPreconditionRequired, "PUT needs If-Match, or If-None-Match: * to create")
+	if s.b.blobType {
+		if resp, ok := s.checkBlobType(r); !ok {
+			return resp
+		}
+	}
+	if s.requires428() && !c.ifMatch.present && !c.ifNoneMatch.any {
+		return s.fail(r, http.StatusPreconditionRequired, "", "PUT needs If-Match, or If-None-Match: * to create")
 	}
 	if ct := r.Header.Get("Content-Type"); ct != "" && !isJSONMediaType(ct) {
-		return errorResponse(http.StatusUnsupportedMediaType, "Content-Type must be application/json, got "+ct)
+		return s.fail(r, http.StatusUnsupportedMediaType, "", "Content-Type must be application/json, got "+ct)
 	}
 	body, resp, ok := s.readBody(w, r)
 	if !ok {
 		return resp
 	}
 	if !json.Valid(body) {
-		return errorResponse(http.StatusBadRequest, "body is not valid JSON")
+		return s.fail(r, http.StatusBadRequest, "", "body is not valid JSON")
+	}
+	marked := s.holdsLatency(r)
+	if marked {
+		if resp, ok := s.beginWrite(r, lat); !ok {
+			return resp
+		}
 	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if marked {
+		s.endWriteLocked(path)
+	}
 	cur := s.docs[path]
-	if code := c.evaluate(cur, s.cfg.etagMode, false); code != 0 {
-		return errorResponse(code, "precondition failed")
+	if v := c.evaluate(s.current(cur), false); v != proceed {
+		return s.failPrecondition(r, v)
 	}
 	next, err := s.commitLocked(path, body, false)
 	if err != nil {
-		return errorResponse(http.StatusInternalServerError, err.Error())
+		return s.fail(r, http.StatusInternalServerError, "", err.Error())
 	}
 	s.stats.Commits++
-
-	resp = response{code: http.StatusOK, header: http.Header{}}
-	if cur == nil {
-		resp.code = http.StatusCreated
-		resp.header.Set("Location", path)
-	}
-	switch {
-	case s.cfg.echoBody:
-		resp.contentType, resp.body = "application/json", next.body
-	case cur != nil:
-		resp.code = http.StatusNoContent
-	}
-	return s.withETag(resp, next)
+	return s.putAnswer(r, cur == nil, next)
 }
 
 func (s *Server) handleDelete(r *http.Request) response {
 	path := r.URL.Path
-	c, err := parseConditions(r.Header)
+	c, err := s.conditions(r)
 	if err != nil {
-		return errorResponse(http.StatusBadRequest, err.Error())
+		return s.fail(r, http.StatusBadRequest, "", err.Error())
 	}
-	if s.cfg.requireIfMatch && !c.ifMatch.present {
-		return errorResponse(http.StatusPreconditionRequired, "DELETE needs If-Match")
+	if s.requires428() && !c.ifMatch.present {
+		return s.fail(r, http.StatusPreconditionRequired, "", "DELETE needs If-Match")
 	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cur := s.docs[path]
 	if cur == nil {
-		return errorResponse(http.StatusNotFound, "no document at "+path)
+		return s.fail(r, http.StatusNotFound, "", "no document at "+path)
 	}
-	if code := c.evaluate(cur, s.cfg.etagMode, false); code != 0 {
-		return errorResponse(code, "precondition failed")
+	if v := c.evaluate(s.current(cur), false); v != proceed {
+		return s.failPrecondition(r, v)
 	}
 	if _, err := s.commitLocked(path, nil, true); err != nil {
-		return errorResponse(http.StatusInternalServerError, err.Error())
+		return s.fail(r, http.StatusInternalServerError, "", err.Error())
 	}
 	s.stats.Commits++
 	return response{code: http.StatusNoContent}
+}
+
+// requires428 reports whether a write without a precondition gets 428.
+func (s *Server) requires428() bool {
+	return s.cfg.requireIfMatch && s.b.require428
 }
 
 // readBody reads the whole PUT body within the size limit. On failure it
 // returns the answer to give (413 or 400) and false.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, response, bool) {
 	limit := s.cfg.maxBodyBytes
-	tooLarge := errorResponse(http.StatusRequestEntityTooLarge, fmt.Sprintf("body exceeds %d bytes", limit))
+	tooLarge := fmt.Sprintf("body exceeds %d bytes", limit)
 	if r.ContentLength > limit {
-		return nil, tooLarge, false
+		return nil, s.fail(r, http.StatusRequestEntityTooLarge, "", tooLarge), false
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		return nil, tooLarge, false
+		return nil, s.fail(r, http.StatusRequestEntityTooLarge, "", tooLarge), false
 	case err != nil:
-		return nil, errorResponse(http.StatusBadRequest, "read body: "+err.Error()), false
+		return nil, s.fail(r, http.StatusBadRequest, "", "read body: "+err.Error()), false
 	}
 	return body, response{}, true
 }

@@ -60,15 +60,15 @@ func (s *Server) History(path string) []Version {
 
 // appendHistoryLocked records a committed version when history is on.
 // s.mu must be held.
-func (s *Server) appendHistoryLocked(path string, seq uint64, opaque string, body []byte, deleted bool) {
+func (s *Server) appendHistoryLocked(path string, d *document, deleted bool) {
 	if !s.cfg.history {
 		return
 	}
 	s.history[path] = append(s.history[path], Version{
-		Seq:     seq,
-		ETag:    quote(opaque),
-		Time:    time.Now(),
-		Body:    body,
+		Seq:     d.seq,
+		ETag:    quote(d.opaque),
+		Time:    d.written,
+		Body:    d.body,
 		Deleted: deleted,
 	})
 }

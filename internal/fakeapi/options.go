@@ -29,6 +29,9 @@ const (
 	// DefaultRetryAfter is the Retry-After sent with an injected 429 or 503
 	// when neither the Fault nor the Faults say otherwise.
 	DefaultRetryAfter = time.Second
+	// DefaultWeakWindow is how long after a write ProfileWebDAV serves a
+	// document's ETag weak: Apache's one second.
+	DefaultWeakWindow = time.Second
 	// DefaultSeed seeds the fault and latency random source, so that a
 	// server built without WithSeed is reproducible too.
 	DefaultSeed int64 = 1
@@ -53,6 +56,9 @@ type config struct {
 	stateFile      string
 	etagMode       ETagMode
 	echoBody       bool
+	profile        Profile
+	now            func() time.Time
+	weakWindow     time.Duration
 }
 
 func defaultConfig() config {
@@ -62,6 +68,9 @@ func defaultConfig() config {
 		seed:           DefaultSeed,
 		etagMode:       ETagStrong,
 		echoBody:       true,
+		profile:        ProfileStrict,
+		now:            time.Now,
+		weakWindow:     DefaultWeakWindow,
 	}
 }
 
@@ -81,6 +90,15 @@ func (c *config) validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("unknown ETag mode %d", c.etagMode))
 	}
+	if _, err := ParseProfile(string(c.profile)); err != nil {
+		errs = append(errs, err)
+	}
+	if c.weakWindow < 0 {
+		errs = append(errs, fmt.Errorf("weak window must not be negative, got %s", c.weakWindow))
+	}
+	if c.now == nil {
+		errs = append(errs, errors.New("clock must not be nil"))
+	}
 	return errors.Join(errs...)
 }
 
@@ -88,6 +106,8 @@ func (c *config) validate() error {
 // If-None-Match: *) and a DELETE must carry If-Match. When required and
 // missing, the answer is 428 Precondition Required. Default true; false
 // allows the unconditional ("blind") writes that some benchmarks need.
+// ProfileS3, ProfileAzureBlob and ProfileWebDAV never answer 428, whatever
+// this says.
 func WithRequireIfMatch(require bool) Option {
 	return func(c *config) { c.requireIfMatch = require }
 }
@@ -150,17 +170,40 @@ func WithStateFile(path string) Option {
 	return func(c *config) { c.stateFile = path }
 }
 
-// WithETagMode sets how the ETag header is served. Default ETagStrong; the
-// other modes exist to test clients that must refuse to write without a
-// strong validator.
+// WithETagMode sets how the ETag header is served, under any profile.
+// Default ETagStrong; the other modes exist to test clients that must
+// refuse to write without a strong validator.
 func WithETagMode(m ETagMode) Option {
 	return func(c *config) { c.etagMode = m }
 }
 
 // WithEchoBody sets whether a successful PUT answers with the stored
-// document as its body. Default true (200 or 201 with the body). When
-// false, a replace answers 204 No Content and a create 201 with an empty
-// body, both still with the new ETag.
+// document as its body, under ProfileStrict (the other profiles answer a
+// PUT their own way). Default true (200 or 201 with the body). When false,
+// a replace answers 204 No Content and a create 201 with an empty body,
+// both still with the new ETag.
 func WithEchoBody(echo bool) Option {
 	return func(c *config) { c.echoBody = echo }
+}
+
+// WithProfile sets the kind of server the fake behaves like (see Profile
+// and the package doc). Default ProfileStrict.
+func WithProfile(p Profile) Option {
+	return func(c *config) { c.profile = p }
+}
+
+// WithClock sets the clock of the Server: it timestamps versions in the
+// history and decides when a weak ETag becomes strong (ProfileWebDAV).
+// Default time.Now. Injected latency and Retry-After always use real time.
+func WithClock(now func() time.Time) Option {
+	return func(c *config) { c.now = now }
+}
+
+// WithWeakWindow sets how long after a write ProfileWebDAV serves the
+// document's ETag weak (W/"..."), so that If-Match cannot match it, as
+// Apache does for a file modified less than a second before the request.
+// Default DefaultWeakWindow (1s); zero turns it off. Other profiles ignore
+// it. The window is measured with the clock of WithClock.
+func WithWeakWindow(d time.Duration) Option {
+	return func(c *config) { c.weakWindow = d }
 }

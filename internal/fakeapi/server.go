@@ -17,6 +17,7 @@ limitations under the License.
 package fakeapi
 
 import (
+	"context"
 	"crypto/subtle"
 	"fmt"
 	"math/rand/v2"
@@ -24,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -41,9 +43,11 @@ const pcgStream = 0x6c6973746b656570 // "listkeep"
 // New. A Server is safe for concurrent use by any number of requests and
 // method calls; one mutex guards all of its state.
 type Server struct {
-	cfg   config // read-only after New
-	boot  string // random per process, part of every new ETag
-	admin http.Handler
+	cfg        config   // read-only after New
+	b          behavior // the profile's, read-only after New
+	boot       string   // random per process, part of every new ETag
+	admin      http.Handler
+	requestIDs atomic.Uint64
 
 	mu            sync.Mutex
 	rng           *rand.Rand
@@ -53,6 +57,7 @@ type Server struct {
 	hook          FaultHook
 	seq           uint64 // last commit sequence number used
 	docs          map[string]*document
+	writing       map[string]bool // paths with a write in progress (overlapConflict)
 	history       map[string][]Version
 	stats         Stats
 }
@@ -60,9 +65,10 @@ type Server struct {
 // document is one stored version. Its fields are never modified after it
 // is stored, so its body may be served without holding the lock.
 type document struct {
-	body   []byte
-	opaque string // the entity tag without quotes
-	seq    uint64
+	body    []byte
+	opaque  string // the entity tag without quotes
+	seq     uint64
+	written time.Time // when it was committed; zero when loaded from a state file
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -83,6 +89,7 @@ func New(opts ...Option) (*Server, error) {
 	}
 	s := &Server{
 		cfg:           cfg,
+		b:             behaviors[cfg.profile],
 		boot:          boot,
 		rng:           rand.New(rand.NewPCG(uint64(cfg.seed), pcgStream)),
 		latencyBase:   cfg.latencyBase,
@@ -90,6 +97,7 @@ func New(opts ...Option) (*Server, error) {
 		faults:        cfg.faults,
 		hook:          cfg.hook,
 		docs:          map[string]*document{},
+		writing:       map[string]bool{},
 		history:       map[string][]Version{},
 		stats:         newStats(),
 	}
@@ -145,15 +153,34 @@ func (s *Server) drawNext() draw {
 // decision, processing, answer.
 func (s *Server) serveList(w http.ResponseWriter, r *http.Request) {
 	d := s.drawNext()
-	if !sleepCtx(r.Context(), d.delay) {
+	lat := &latency{d: d.delay}
+	if !s.holdsLatency(r) && !lat.take(r.Context()) {
 		s.record(r.Method, 0)
 		return
 	}
-	if !s.authorized(r) {
-		resp := errorResponse(http.StatusUnauthorized, "missing or wrong bearer token")
-		resp.header.Set("WWW-Authenticate", `Bearer realm="fakeapi"`)
-		s.reply(w, r, resp)
+	resp, drop := s.process(w, r, d, lat)
+	// A request that holds its latency took it while processing, unless it
+	// was answered before it got that far; then it takes it now.
+	if resp.abandoned || !lat.take(r.Context()) {
+		s.record(r.Method, 0)
 		return
+	}
+	if drop {
+		s.record(r.Method, 0)
+		dropConnection(w)
+		return
+	}
+	s.reply(w, r, resp)
+}
+
+// process authenticates r, decides its fault and, unless the fault says
+// otherwise, processes it. drop is true when the connection must be dropped
+// instead of answering.
+func (s *Server) process(w http.ResponseWriter, r *http.Request, d draw, lat *latency) (resp response, drop bool) {
+	if !s.authorized(r) {
+		resp := s.fail(r, http.StatusUnauthorized, "", "missing or wrong bearer token")
+		resp.header.Set("WWW-Authenticate", `Bearer realm="fakeapi"`)
+		return resp, false
 	}
 	f := s.decideFault(r, d)
 	switch f.Kind {
@@ -163,25 +190,31 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request) {
 		if f.Kind == FaultTooManyRequests {
 			code = http.StatusTooManyRequests
 		}
-		resp := errorResponse(code, "injected fault "+string(f.Kind))
+		resp := s.fail(r, code, "", "injected fault "+string(f.Kind))
 		resp.header.Set("Retry-After", retryAfterValue(f.RetryAfter))
-		s.reply(w, r, resp)
-		return
+		return resp, false
 	case FaultResetBeforeCommit:
-		s.record(r.Method, 0)
-		dropConnection(w)
-		return
+		return response{}, true
 	default:
-		s.reply(w, r, errorResponse(http.StatusInternalServerError, fmt.Sprintf("fault hook returned unknown fault kind %q", f.Kind)))
-		return
+		return s.fail(r, http.StatusInternalServerError, "", fmt.Sprintf("fault hook returned unknown fault kind %q", f.Kind)), false
 	}
-	resp := s.handle(w, r)
-	if f.Kind == FaultCommitThenDrop {
-		s.record(r.Method, 0)
-		dropConnection(w)
-		return
+	return s.handle(w, r, lat), f.Kind == FaultCommitThenDrop
+}
+
+// latency is the injected latency of one request, taken once.
+type latency struct {
+	d     time.Duration
+	taken bool
+}
+
+// take waits for the latency unless it was taken already; it reports
+// false when the client went away while it waited.
+func (l *latency) take(ctx context.Context) bool {
+	if l.taken {
+		return true
 	}
-	s.reply(w, r, resp)
+	l.taken = true
+	return sleepCtx(ctx, l.d)
 }
 
 // decideFault asks the hook, then the rate-based faults, and counts the
@@ -228,16 +261,7 @@ type response struct {
 	header      http.Header
 	contentType string
 	body        []byte
-}
-
-// errorResponse is a plain-text error answer.
-func errorResponse(code int, msg string) response {
-	return response{
-		code:        code,
-		header:      http.Header{"X-Content-Type-Options": {"nosniff"}},
-		contentType: "text/plain; charset=utf-8",
-		body:        []byte(msg + "\n"),
-	}
+	abandoned   bool // the client went away: answer nothing
 }
 
 // reply writes resp and counts it.

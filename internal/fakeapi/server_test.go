@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
 )
@@ -84,6 +85,17 @@ func TestStatusCodes(t *testing.T) {
 		{name: "delete stale", method: "DELETE", header: map[string]string{"If-Match": `"stale"`}, wantCode: 412, wantDoc: docA},
 		{name: "delete unconditional", method: "DELETE", wantCode: 428, wantDoc: docA},
 		{name: "delete missing", method: "DELETE", path: listNo, header: map[string]string{"If-Match": "*"}, wantCode: 404},
+		// RFC 9110: an empty If-Match list matches nothing; an empty
+		// If-None-Match list matches nothing either, so it never blocks.
+		{name: "get empty If-Match", method: "GET", header: map[string]string{"If-Match": ""}, wantCode: 412, wantDoc: docA},
+		{name: "get empty If-None-Match", method: "GET", header: map[string]string{"If-None-Match": ""}, wantCode: 200, wantDoc: docA, wantBody: docA},
+		{name: "get If-None-Match of empty elements", method: "GET", header: map[string]string{"If-None-Match": " , ,"}, wantCode: 200, wantDoc: docA, wantBody: docA},
+		{name: "put empty If-Match", method: "PUT", header: map[string]string{"If-Match": ""}, body: docB, wantCode: 412, wantDoc: docA},
+		{name: "put If-Match of empty elements", method: "PUT", header: map[string]string{"If-Match": ", ,"}, body: docB, wantCode: 412, wantDoc: docA},
+		{name: "put empty If-Match missing doc", method: "PUT", path: listNo, header: map[string]string{"If-Match": ""}, body: docB, wantCode: 412},
+		{name: "put empty If-None-Match beside If-Match", method: "PUT", header: map[string]string{"If-Match": "$E", "If-None-Match": ""}, body: docB, wantCode: 200, wantDoc: docB, wantNewETag: true, wantBody: docB},
+		{name: "put empty If-None-Match only", method: "PUT", header: map[string]string{"If-None-Match": ""}, body: docB, wantCode: 428, wantDoc: docA},
+		{name: "delete empty If-Match", method: "DELETE", header: map[string]string{"If-Match": ""}, wantCode: 412, wantDoc: docA},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -286,6 +298,10 @@ func TestNewRejectsInvalidOptions(t *testing.T) {
 		{"rates sum above 1", fakeapi.WithFaults(fakeapi.Faults{Rate503: 0.6, Rate429: 0.6})},
 		{"negative retry after", fakeapi.WithFaults(fakeapi.Faults{RetryAfter: -1})},
 		{"unknown etag mode", fakeapi.WithETagMode(fakeapi.ETagMode(42))},
+		{"unknown profile", fakeapi.WithProfile("gcs")},
+		{"empty profile", fakeapi.WithProfile("")},
+		{"nil clock", fakeapi.WithClock(nil)},
+		{"negative weak window", fakeapi.WithWeakWindow(-time.Second)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

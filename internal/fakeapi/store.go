@@ -32,7 +32,7 @@ import (
 // must be valid JSON owned by the Server. s.mu must be held.
 func (s *Server) commitLocked(path string, body []byte, deleted bool) (*document, error) {
 	s.seq++
-	d := &document{body: body, opaque: opaqueTag(s.seq, s.boot), seq: s.seq}
+	d := &document{body: body, opaque: s.newOpaque(s.seq, body), seq: s.seq, written: s.cfg.now()}
 	next := d
 	if deleted {
 		next, d.body = nil, nil
@@ -45,7 +45,7 @@ func (s *Server) commitLocked(path string, body []byte, deleted bool) (*document
 	} else {
 		s.docs[path] = d
 	}
-	s.appendHistoryLocked(path, d.seq, d.opaque, d.body, deleted)
+	s.appendHistoryLocked(path, d, deleted)
 	return d, nil
 }
 
@@ -61,8 +61,8 @@ func checkPath(path string) error {
 }
 
 // Set stores body as the document at path, unconditionally, as a new
-// version, and returns its strong ETag, quoted (for example
-// "v3-1f2e3d4c5b6a7988"). It is for tests and for seeding; it is not
+// version, and returns its strong ETag, quoted, in the profile's form (for
+// example "v3-1f2e3d4c5b6a7988" under ProfileStrict). It is for tests and for seeding; it is not
 // counted in Stats, but it is recorded in the history and the state file.
 func (s *Server) Set(path string, body []byte) (etag string, err error) {
 	if err := checkPath(path); err != nil {
@@ -81,8 +81,10 @@ func (s *Server) Set(path string, body []byte) (etag string, err error) {
 }
 
 // Get returns a copy of the document at path and its strong ETag, quoted.
-// ok is false when there is no document. Whatever the ETagMode, the tag
-// returned is the strong one the Server compares If-Match against.
+// ok is false when there is no document. Whatever the ETagMode or profile,
+// the tag returned is the strong one the Server compares If-Match against
+// (under ProfileWebDAV, If-Match matches it only once the document is
+// older than the weak window).
 func (s *Server) Get(path string) (body []byte, etag string, ok bool) {
 	s.mu.Lock()
 	d := s.docs[path]
