@@ -38,7 +38,6 @@ type analysis struct {
 	versions [][]version // per list, oldest first
 	finals   [][]string  // per list: the items of the server's document after the clients closed
 	ops      []listOps
-	infinity int64 // the return time of ambiguous changes: after everything else
 
 	report *Report
 	dir    string // artifact directory, made on the first problem
@@ -51,7 +50,6 @@ func newAnalysis(cfg Config, lists []*list, records []Record, report *Report) *a
 		a.ops[l].byID = map[string][]int{}
 	}
 	for i, rec := range records {
-		a.infinity = max(a.infinity, rec.Return+1)
 		if rec.Kind == OpRead {
 			continue
 		}

@@ -17,9 +17,9 @@
 //
 //   - With porcupine, linearizability against a set-of-strings model,
 //     partitioned by list, with the reads made at quiescent points (between
-//     phases and at the end, after the faults stop). An ambiguous change
-//     returns "at infinity" and the model accepts it taking effect at any
-//     later point or never (see model.go).
+//     phases and at the end, after the faults stop). The model accepts an
+//     ambiguous change taking effect at any point after its call, or never
+//     (see model.go).
 //   - With porcupine again, per ID (partitioned by list and ID), every read,
 //     including those made concurrently with the changes, projected on that
 //     ID. Set membership is compositional per element, so this checks each

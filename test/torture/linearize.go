@@ -10,18 +10,13 @@ import (
 )
 
 // clientIDs hands out porcupine client IDs (rows of the visualisation):
-// one per worker, one per replica for the quiescent reads, and one per
-// ambiguous change, whose return at infinity would otherwise overlap its
-// worker's later operations.
+// one per worker and one per replica for the quiescent reads.
 type clientIDs struct {
-	workers, replicas, next int
+	workers, replicas int
 }
 
 func (c *clientIDs) of(rec Record) int {
 	switch {
-	case rec.Kind != OpRead && rec.Outcome == OutcomeAmbiguous:
-		c.next++
-		return c.workers + c.replicas + c.next - 1
 	case rec.Worker < 0:
 		return c.workers + rec.Replica
 	default:
@@ -91,11 +86,7 @@ func (a *analysis) checkSetModel() {
 			in.bit = us[rec.List].index[rec.ID]
 			in.ambiguous = rec.Outcome == OutcomeAmbiguous
 		}
-		ret := rec.Return
-		if in.ambiguous {
-			ret = a.infinity
-		}
-		history = append(history, porcupine.Operation{ClientId: ids.of(rec), Input: in, Call: rec.Call, Output: out, Return: ret})
+		history = append(history, porcupine.Operation{ClientId: ids.of(rec), Input: in, Call: rec.Call, Output: out, Return: rec.Return})
 	}
 	model := setModel(us, string(init), a.records, a.cfg.Bystanders)
 	a.porcupine("set", model, history, func(part int) string { return "list " + a.lists[part].path })
@@ -146,11 +137,7 @@ func (a *analysis) checkPerID() {
 				}
 				first, last = min(first, rec.Call), max(last, a.ret(rec))
 				in := opInput{kind: rec.Kind, part: p, bit: 0, rec: i, ambiguous: rec.Outcome == OutcomeAmbiguous}
-				ret := rec.Return
-				if in.ambiguous {
-					ret = a.infinity
-				}
-				history = append(history, porcupine.Operation{ClientId: ids.of(rec), Input: in, Call: rec.Call, Output: opOutput{}, Return: ret})
+				history = append(history, porcupine.Operation{ClientId: ids.of(rec), Input: in, Call: rec.Call, Output: opOutput{}, Return: rec.Return})
 			}
 			// Reads outside [first, last] are decided without the others:
 			// before, the ID must be absent; after, all agree. Only the
