@@ -28,6 +28,7 @@ type version struct {
 type listOps struct {
 	byID  map[string][]int // record indices of the adds and removes of each ID
 	order []string         // IDs in order of first change
+	hot   map[string]bool  // the hot IDs
 }
 
 // analysis checks one finished round.
@@ -48,6 +49,7 @@ func newAnalysis(cfg Config, lists []*list, records []Record, report *Report) *a
 	a.ops = make([]listOps, len(lists))
 	for l := range a.ops {
 		a.ops[l].byID = map[string][]int{}
+		a.ops[l].hot = map[string]bool{}
 	}
 	for i, rec := range records {
 		if rec.Kind == OpRead {
@@ -58,6 +60,9 @@ func newAnalysis(cfg Config, lists []*list, records []Record, report *Report) *a
 			lo.order = append(lo.order, rec.ID)
 		}
 		lo.byID[rec.ID] = append(lo.byID[rec.ID], i)
+		if rec.Hot {
+			lo.hot[rec.ID] = true
+		}
 	}
 	return a
 }
@@ -161,6 +166,7 @@ func (a *analysis) run() {
 	if a.report.Totals.Violations > 0 {
 		a.cfg.CheckTimeout = min(a.cfg.CheckTimeout, failedRoundCheckTimeout)
 	}
+	a.checkQuiescence()
 	a.checkSetModel()
 	a.checkReads()
 	a.checkVersions()

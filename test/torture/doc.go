@@ -19,7 +19,10 @@
 //     partitioned by list, with the reads made at quiescent points (between
 //     phases and at the end, after the faults stop). The model accepts an
 //     ambiguous change taking effect at any point after its call, or never
-//     (see model.go).
+//     (see model.go). A list's hot IDs, when it has any, are a partition of
+//     their own: that checks the same, because the quiescent reads of a
+//     list are made one after another and overlap no change (see
+//     checkSetModel).
 //   - With porcupine again, per ID (partitioned by list and ID), every read,
 //     including those made concurrently with the changes, projected on that
 //     ID. Set membership is compositional per element, so this checks each

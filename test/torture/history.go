@@ -75,6 +75,8 @@ type Record struct {
 	Quiescent bool `json:"quiescent,omitempty"`
 	// Final marks the reads made at the end.
 	Final bool `json:"final,omitempty"`
+	// Hot marks a change of a hot ID.
+	Hot bool `json:"hot,omitempty"`
 }
 
 // recorder collects the records of a round. It is safe for concurrent use.

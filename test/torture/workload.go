@@ -328,17 +328,19 @@ func (r *round) read(ctx context.Context, rep *replica, l *list, w int, quiescen
 	r.rec.add(rec)
 }
 
-// quiescentReads has every replica read every list while no worker runs.
+// quiescentReads has every replica read every list while no worker runs:
+// the lists at once, the replicas one after another, so that the reads of
+// one list never overlap (see checkSetModel).
 func (r *round) quiescentReads(ctx context.Context, final bool) {
 	var wg sync.WaitGroup
-	for _, rep := range r.replicas {
-		for _, l := range r.lists {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+	for _, l := range r.lists {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, rep := range r.replicas {
 				r.read(ctx, rep, l, -1, true, final)
-			}()
-		}
+			}
+		}()
 	}
 	wg.Wait()
 }
