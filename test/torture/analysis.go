@@ -171,6 +171,7 @@ func (a *analysis) run() {
 	a.checkReads()
 	a.checkVersions()
 	a.checkFinal()
+	a.checkOrder()
 	if len(a.report.Problems) > 0 {
 		a.saveHistory()
 	}

@@ -33,8 +33,19 @@
 //     was in flight (ok) or could still land (ambiguous) at that moment. An
 //     acknowledged change is visible in the version current when it
 //     returned.
-//   - Lost IDs (acknowledged, never removed, but missing at the end) and
-//     resurrected IDs (acknowledged removal, but present at the end).
+//   - Lost IDs (acknowledged, not removed since, but missing at the end)
+//     and resurrected IDs (acknowledged removal, not added since, but
+//     present at the end).
+//   - Submission order (see order.go), stricter than linearizability,
+//     under which concurrent changes may take effect in any order: for the
+//     IDs only one replica touches, its changes must take effect in the
+//     order its client received them (Record.Seq). The final presence must
+//     be the effect of the last change acknowledged ok or of an ambiguous
+//     one after it; a change acknowledged ok must show in the version
+//     current when it returned, unless a change submitted after it
+//     explains what shows; and every change of the ID's presence in the
+//     server's versions must come from the changes taking effect in that
+//     order, each between its call and return.
 //
 // A porcupine result of Unknown (the check timed out) is a failure to
 // verify and counts against the round, never as a pass. When a check finds
