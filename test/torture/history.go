@@ -75,7 +75,7 @@ type Record struct {
 	Quiescent bool `json:"quiescent,omitempty"`
 	// Final marks the reads made at the end.
 	Final bool `json:"final,omitempty"`
-	// Hot marks a change of a hot ID.
+	// Hot marks a change of a hot ID (see hot.go).
 	Hot bool `json:"hot,omitempty"`
 	// Submitted marks a change made with Client.Submit rather than Update.
 	Submitted bool `json:"submitted,omitempty"`

@@ -11,13 +11,17 @@ import (
 )
 
 // clientIDs hands out porcupine client IDs (rows of the visualisation):
-// one per worker and one per replica for the quiescent reads.
+// one per worker, one per replica for the quiescent reads, and one per
+// change made with Submit, which overlaps the other change of its pair.
 type clientIDs struct {
-	workers, replicas int
+	workers, replicas, next int
 }
 
 func (c *clientIDs) of(rec Record) int {
 	switch {
+	case rec.Kind != OpRead && rec.Submitted:
+		c.next++
+		return c.workers + c.replicas + c.next - 1
 	case rec.Worker < 0:
 		return c.workers + rec.Replica
 	default:
