@@ -78,6 +78,7 @@
 // TestTorture runs short rounds with fixed seeds; TestTortureCatchesBrokenServers
 // shows that the checks go red against servers broken on purpose, and
 // TestOrderProblems that the submission-order check goes red on histories
-// that break the order; cmd/soak runs rounds back to back for a set time
+// that break the order; the TestRegression tests replay, step by step,
+// bugs that rounds found; cmd/soak runs rounds back to back for a set time
 // and prints totals.
 package torture
