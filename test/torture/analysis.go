@@ -28,6 +28,7 @@ type version struct {
 type listOps struct {
 	byID  map[string][]int // record indices of the adds and removes of each ID
 	order []string         // IDs in order of first change
+	hot   map[string]bool  // the hot IDs
 }
 
 // analysis checks one finished round.
@@ -38,7 +39,6 @@ type analysis struct {
 	versions [][]version // per list, oldest first
 	finals   [][]string  // per list: the items of the server's document after the clients closed
 	ops      []listOps
-	infinity int64 // the return time of ambiguous changes: after everything else
 
 	report *Report
 	dir    string // artifact directory, made on the first problem
@@ -49,9 +49,9 @@ func newAnalysis(cfg Config, lists []*list, records []Record, report *Report) *a
 	a.ops = make([]listOps, len(lists))
 	for l := range a.ops {
 		a.ops[l].byID = map[string][]int{}
+		a.ops[l].hot = map[string]bool{}
 	}
 	for i, rec := range records {
-		a.infinity = max(a.infinity, rec.Return+1)
 		if rec.Kind == OpRead {
 			continue
 		}
@@ -60,6 +60,9 @@ func newAnalysis(cfg Config, lists []*list, records []Record, report *Report) *a
 			lo.order = append(lo.order, rec.ID)
 		}
 		lo.byID[rec.ID] = append(lo.byID[rec.ID], i)
+		if rec.Hot {
+			lo.hot[rec.ID] = true
+		}
 	}
 	return a
 }
@@ -163,10 +166,12 @@ func (a *analysis) run() {
 	if a.report.Totals.Violations > 0 {
 		a.cfg.CheckTimeout = min(a.cfg.CheckTimeout, failedRoundCheckTimeout)
 	}
+	a.checkQuiescence()
 	a.checkSetModel()
 	a.checkReads()
 	a.checkVersions()
 	a.checkFinal()
+	a.checkOrder()
 	if len(a.report.Problems) > 0 {
 		a.saveHistory()
 	}

@@ -62,6 +62,26 @@ type Config struct {
 	DeadlineRate float64
 	// MaxDeadline bounds those deadlines (default 4ms).
 	MaxDeadline time.Duration
+	// HotRate is the share of operations, reads excepted, that add and
+	// remove hot IDs: a few IDs per list and phase that several
+	// goroutines change at once, so that an addition and a removal of the
+	// same ID meet in one client's cycle (default 0.2). See hot.go.
+	HotRate float64
+	// HotSharedRate is the share of the hot operations made on the hot IDs
+	// that every replica changes (default 0.5). The others change the hot
+	// IDs of the worker's own replica, which no other replica touches:
+	// their submission order is recorded and checked.
+	HotSharedRate float64
+	// HotIDs is the number of hot IDs per list and phase that the replicas
+	// share, and the number each replica owns (default 2).
+	HotIDs int
+	// HotPairRate is the share of hot operations that submit an addition
+	// and a removal of the same ID back to back, in either order, and then
+	// wait for both (default 0.5). The others make one change.
+	HotPairRate float64
+	// HotDeadlineRate is the share of hot operations made with a deadline
+	// drawn from (0, MaxDeadline] (default 0.1).
+	HotDeadlineRate float64
 	// OpTimeout bounds every other operation (default 30s).
 	OpTimeout time.Duration
 	// Faults are the server's faults during the phases (default
@@ -102,6 +122,11 @@ func DefaultConfig(seed int64) Config {
 		ReadRate:          0.1,
 		DeadlineRate:      0.03,
 		MaxDeadline:       4 * time.Millisecond,
+		HotRate:           0.2,
+		HotSharedRate:     0.5,
+		HotIDs:            2,
+		HotPairRate:       0.5,
+		HotDeadlineRate:   0.1,
 		OpTimeout:         30 * time.Second,
 		Faults:            DefaultFaults,
 		LatencyJitter:     2 * time.Millisecond,
@@ -117,13 +142,18 @@ func (c Config) validate() error {
 		return fmt.Errorf("torture: replicas, workers and lists must be positive")
 	case c.Bystanders < 0 || c.Phases < 1 || c.OpsPerPhase < 1:
 		return fmt.Errorf("torture: bystanders must not be negative, phases and ops per phase must be positive")
-	case c.ReadRate < 0 || c.ReadRate > 1 || c.DeadlineRate < 0 || c.DeadlineRate > 1:
+	case !inUnit(c.ReadRate) || !inUnit(c.DeadlineRate) || !inUnit(c.HotRate) || !inUnit(c.HotSharedRate) ||
+		!inUnit(c.HotPairRate) || !inUnit(c.HotDeadlineRate):
 		return fmt.Errorf("torture: rates must be in [0, 1]")
-	case c.OpTimeout <= 0 || c.CheckTimeout <= 0 || (c.DeadlineRate > 0 && c.MaxDeadline <= 0):
+	case c.HotRate > 0 && c.HotIDs < 1:
+		return fmt.Errorf("torture: hot operations need at least one hot ID")
+	case c.OpTimeout <= 0 || c.CheckTimeout <= 0 || ((c.DeadlineRate > 0 || c.HotDeadlineRate > 0) && c.MaxDeadline <= 0):
 		return fmt.Errorf("torture: timeouts must be positive")
 	}
 	return c.Faults.Validate()
 }
+
+func inUnit(r float64) bool { return r >= 0 && r <= 1 }
 
 // workers is the total number of worker goroutines.
 func (c Config) workers() int { return c.Replicas * c.WorkersPerReplica }

@@ -75,6 +75,14 @@ type Record struct {
 	Quiescent bool `json:"quiescent,omitempty"`
 	// Final marks the reads made at the end.
 	Final bool `json:"final,omitempty"`
+	// Hot marks a change of a hot ID (see hot.go).
+	Hot bool `json:"hot,omitempty"`
+	// Submitted marks a change made with Client.Submit rather than Update.
+	Submitted bool `json:"submitted,omitempty"`
+	// Seq is the change's place, from 1, in the order in which its
+	// replica's client received the changes of its ID; 0 when that order
+	// was not recorded. Only changes of IDs that one replica owns carry it.
+	Seq int64 `json:"seq,omitempty"`
 }
 
 // recorder collects the records of a round. It is safe for concurrent use.

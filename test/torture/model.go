@@ -12,17 +12,24 @@ import (
 // The porcupine model: a set of strings under add, remove and read.
 //
 // A partition's IDs are numbered (its universe) and a set is a bitset held
-// in a string, so states are comparable and cheap to hash. An ambiguous
-// change returns at infinity, as porcupine's documentation recommends for
-// operations whose outcome is unknown, and its effect may land at any time
-// after its call, or never. Modelled naively, "may or may not apply" makes
-// the checker search every combination; instead the state carries the
-// ambiguous changes linearized so far but not yet applied (pending), and a
-// read may fire any pending change that explains a difference between the
-// set and what the read returned. Firing a pending change only when a read
-// needs it loses nothing: an unfired change can still fire later or never,
-// which allows every behaviour that firing it earlier would. So the model
-// stays deterministic and the check linear in the common case.
+// in a string, so states are comparable and cheap to hash. The effect of an
+// ambiguous change may land at any time after its call, or never. Modelled
+// naively, "may or may not apply" makes the checker search every
+// combination; instead the state carries the ambiguous changes linearized
+// so far but not yet applied (pending), and a read may fire any pending
+// change that explains a difference between the set and what the read
+// returned. Firing a pending change only when a read needs it loses
+// nothing: an unfired change can still fire later or never, which allows
+// every behaviour that firing it earlier would. So the model stays
+// deterministic and the check linear in the common case.
+//
+// An ambiguous change enters porcupine with the time its caller gave up as
+// its return, not at infinity as porcupine's documentation suggests for an
+// unknown outcome: what porcupine linearizes is only the change joining
+// pending, and joining early allows everything that joining later would,
+// since a pending change never has to fire. At infinity, every point after
+// its call where it could join would be one more state to search, and
+// once changes of one ID make porcupine backtrack, the search explodes.
 
 // opInput is the porcupine input of an operation.
 type opInput struct {

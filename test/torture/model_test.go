@@ -160,3 +160,85 @@ func TestCheckerCountsUnknown(t *testing.T) {
 		t.Fatalf("unknown = %d, passed = %v, want 1 and false; problems %v", a.report.Totals.Unknown, a.report.Passed(), a.report.Problems)
 	}
 }
+
+func hot(rec Record) Record {
+	rec.Hot = true
+	return rec
+}
+
+// TestSetCheckSplitsHotIDs checks that the set check puts a list's hot IDs
+// in a partition of their own, projects the quiescent reads on both, and
+// still finds a violation in either.
+func TestSetCheckSplitsHotIDs(t *testing.T) {
+	const ok = OutcomeOK
+	tests := []struct {
+		name    string
+		records []Record
+		// want is a fragment of the only problem expected; "" means none.
+		want string
+	}{
+		{
+			name:    "both partitions agree",
+			records: []Record{hot(add("h", 0, 10, ok)), add("y", 0, 10, ok), read(20, 30, true, "y", "h"), hot(remove("h", 40, 50, ok)), read(60, 70, true, "y")},
+		},
+		{
+			name:    "hot ID lost",
+			records: []Record{hot(add("h", 0, 10, ok)), add("y", 0, 10, ok), read(20, 30, true, "y")},
+			want:    "1 partition(s): list /lists/l0, hot IDs (visualisation",
+		},
+		{
+			name:    "other ID lost",
+			records: []Record{hot(add("h", 0, 10, ok)), add("y", 0, 10, ok), read(20, 30, true, "h")},
+			want:    "1 partition(s): list /lists/l0 (visualisation",
+		},
+		{
+			name:    "unknown ID",
+			records: []Record{hot(add("h", 0, 10, ok)), add("y", 0, 10, ok), read(20, 30, true, "y", "h", "nobody")},
+			want:    "2 partition(s): list /lists/l0, hot IDs (visualisation",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := synthetic(t, tt.records)
+			a.checkSetModel()
+			problems := a.report.Problems
+			switch {
+			case tt.want == "" && len(problems) > 0:
+				t.Fatalf("want no problem, got %q", problems)
+			case tt.want == "":
+			case len(problems) != 1 || !strings.Contains(problems[0], tt.want):
+				t.Fatalf("want one problem with %q, got %q", tt.want, problems)
+			}
+			if us, parts := a.setUniverses(); len(us) != 2 || len(parts[0]) != 2 {
+				t.Fatalf("%d partitions (%v), want 2", len(us), parts)
+			}
+		})
+	}
+}
+
+// TestCheckQuiescence checks that what splitting the set check relies on
+// is checked: quiescent reads of a list that overlap each other or a
+// change are violations.
+func TestCheckQuiescence(t *testing.T) {
+	const ok = OutcomeOK
+	tests := []struct {
+		name    string
+		records []Record
+		want    string
+	}{
+		{"one after another", []Record{add("x", 0, 10, ok), read(20, 30, true, "x"), read(31, 40, true, "x")}, ""},
+		{"reads overlap", []Record{add("x", 0, 10, ok), read(20, 30, true, "x"), read(25, 40, true, "x")}, "the quiescent reads by replicas 0 and 0 overlap"},
+		{"a change overlaps", []Record{add("x", 0, 25, ok), read(20, 30, true, "x")}, "overlaps add(x)"},
+		{"concurrent reads are not quiescent", []Record{add("x", 0, 25, ok), read(20, 30, false, "x"), read(21, 29, false)}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := synthetic(t, tt.records)
+			a.checkQuiescence()
+			all := strings.Join(a.report.Problems, "\n")
+			if (tt.want == "") != (all == "") || !strings.Contains(all, tt.want) {
+				t.Fatalf("want a problem with %q, got %q", tt.want, all)
+			}
+		})
+	}
+}

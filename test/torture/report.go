@@ -19,6 +19,9 @@ type Totals struct {
 	OK, Ambiguous, Failed       int64
 	ReadErrors                  int64
 	CrossReplicaRemoves         int64 // removals by another replica than the one that added the ID
+	HotAdds, HotRemoves         int64 // changes of hot IDs, included in Adds and Removes
+	Submitted                   int64 // changes made with Submit (the others with Update)
+	OrderChecked                int64 // IDs whose changes were checked for submission order
 	AmbiguousApplied            int64 // ambiguous changes the server history shows applied
 	AmbiguousNotApplied         int64 // ambiguous changes it shows never applied
 	ClientAmbiguousWrites       int64 // PUTs without an answer that a client resolved by re-reading
@@ -40,6 +43,10 @@ func (t *Totals) Add(o Totals) {
 	t.Failed += o.Failed
 	t.ReadErrors += o.ReadErrors
 	t.CrossReplicaRemoves += o.CrossReplicaRemoves
+	t.HotAdds += o.HotAdds
+	t.HotRemoves += o.HotRemoves
+	t.Submitted += o.Submitted
+	t.OrderChecked += o.OrderChecked
 	t.AmbiguousApplied += o.AmbiguousApplied
 	t.AmbiguousNotApplied += o.AmbiguousNotApplied
 	t.ClientAmbiguousWrites += o.ClientAmbiguousWrites
@@ -62,9 +69,9 @@ func (t *Totals) Add(o Totals) {
 
 // Summary is one line with the most important totals.
 func (t Totals) Summary() string {
-	return fmt.Sprintf("rounds=%d ops=%d (ok=%d ambiguous=%d failed=%d reads=%d) faults[%s] 412s=%d ambiguous-resolved=%d checks=%d violations=%d unknown=%d",
-		t.Rounds, t.Adds+t.Removes+t.Reads, t.OK, t.Ambiguous, t.Failed, t.Reads, t.faults(), t.Status412,
-		t.ClientAmbiguousWrites+t.AmbiguousApplied+t.AmbiguousNotApplied, t.Checks, t.Violations, t.Unknown)
+	return fmt.Sprintf("rounds=%d ops=%d (ok=%d ambiguous=%d failed=%d reads=%d hot=%d submitted=%d) faults[%s] 412s=%d ambiguous-resolved=%d checks=%d order-checked=%d violations=%d unknown=%d",
+		t.Rounds, t.Adds+t.Removes+t.Reads, t.OK, t.Ambiguous, t.Failed, t.Reads, t.HotAdds+t.HotRemoves, t.Submitted, t.faults(), t.Status412,
+		t.ClientAmbiguousWrites+t.AmbiguousApplied+t.AmbiguousNotApplied, t.Checks, t.OrderChecked, t.Violations, t.Unknown)
 }
 
 func (t Totals) faults() string {
@@ -86,6 +93,8 @@ func (t Totals) Write(w io.Writer) {
 	p("  changes ok / ambiguous / failed", "%d / %d / %d", t.OK, t.Ambiguous, t.Failed)
 	p("  read errors", "%d", t.ReadErrors)
 	p("  cross-replica removals", "%d", t.CrossReplicaRemoves)
+	p("  hot-ID adds / removes", "%d / %d", t.HotAdds, t.HotRemoves)
+	p("  submitted without waiting", "%d", t.Submitted)
 	p("faults injected", "%s", t.faults())
 	p("ambiguous outcomes resolved", "%d", t.ClientAmbiguousWrites+t.AmbiguousApplied+t.AmbiguousNotApplied)
 	p("  by the client re-reading", "%d PUTs without an answer", t.ClientAmbiguousWrites)
@@ -93,6 +102,7 @@ func (t Totals) Write(w io.Writer) {
 	p("412s (server) / conflicts (clients)", "%d / %d", t.Status412, t.ClientConflicts)
 	p("PUTs / GETs / commits / versions", "%d / %d / %d / %d", t.Puts, t.Gets, t.Commits, t.Versions)
 	p("porcupine checks run", "%d", t.Checks)
+	p("IDs checked for submission order", "%d", t.OrderChecked)
 	p("violations", "%d", t.Violations)
 	p("unknown results", "%d", t.Unknown)
 }

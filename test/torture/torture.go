@@ -58,6 +58,15 @@ func (r *round) count(report *Report) {
 	t := &report.Totals
 	t.Rounds = 1
 	for _, rec := range r.rec.snapshot() {
+		switch {
+		case rec.Kind == OpAdd && rec.Hot:
+			t.HotAdds++
+		case rec.Kind == OpRemove && rec.Hot:
+			t.HotRemoves++
+		}
+		if rec.Submitted {
+			t.Submitted++
+		}
 		switch rec.Kind {
 		case OpAdd:
 			t.Adds++

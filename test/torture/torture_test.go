@@ -58,8 +58,12 @@ func TestTorture(t *testing.T) {
 			if tot.Status412 == 0 || tot.ClientAmbiguousWrites == 0 {
 				t.Errorf("no 412 (%d) or no ambiguous write (%d): the clients did not contend or the faults did not bite", tot.Status412, tot.ClientAmbiguousWrites)
 			}
-			if tot.CrossReplicaRemoves < tot.Removes/2 {
-				t.Errorf("only %d of %d removals came from another replica than the addition", tot.CrossReplicaRemoves, tot.Removes)
+			if poolRemoves := tot.Removes - tot.HotRemoves; tot.CrossReplicaRemoves < poolRemoves/2 {
+				t.Errorf("only %d of %d removals came from another replica than the addition", tot.CrossReplicaRemoves, poolRemoves)
+			}
+			if tot.HotAdds == 0 || tot.HotRemoves == 0 || tot.Submitted == 0 || tot.OrderChecked == 0 {
+				t.Errorf("hot adds %d, hot removes %d, submitted %d, IDs checked for order %d: the hot-ID workload did not run",
+					tot.HotAdds, tot.HotRemoves, tot.Submitted, tot.OrderChecked)
 			}
 			if tot.OK < (tot.Adds+tot.Removes)*9/10 {
 				t.Errorf("only %d of %d changes returned ok", tot.OK, tot.Adds+tot.Removes)

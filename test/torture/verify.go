@@ -239,7 +239,8 @@ func (a *analysis) resolveAmbiguous(l int) {
 
 // checkFinal checks the final reads and the server's final documents for
 // lost and resurrected IDs: an ID added ok and never removed must be
-// there, an ID added ok and then removed ok must not.
+// there, an ID added ok and then removed ok must not; in general, see
+// finalPresence.
 func (a *analysis) checkFinal() {
 	for l, lst := range a.lists {
 		type state struct {
@@ -266,29 +267,45 @@ func (a *analysis) checkFinal() {
 			}
 			var lost, resurrected []string
 			for _, id := range a.ops[l].order {
-				var add, rm *Record
-				for _, op := range a.opsOf(l, id) {
-					switch op.Kind {
-					case OpAdd:
-						add = &op
-					case OpRemove:
-						rm = &op
-					}
-				}
+				mayBePresent, mayBeAbsent := a.finalPresence(a.opsOf(l, id))
 				switch {
-				case add == nil || add.Outcome != OutcomeOK:
-				case rm == nil && !present[id]:
+				case !mayBeAbsent && !present[id]:
 					lost = append(lost, id)
-				case rm != nil && rm.Outcome == OutcomeOK && present[id]:
+				case !mayBePresent && present[id]:
 					resurrected = append(resurrected, id)
 				}
 			}
 			if len(lost) > 0 {
-				a.violation("%s: %s lacks %d ID(s) added ok and never removed (lost updates): %s", lst.path, s.what, len(lost), shortList(lost))
+				a.violation("%s: %s lacks %d ID(s) added ok and not removed since (lost updates): %s", lst.path, s.what, len(lost), shortList(lost))
 			}
 			if len(resurrected) > 0 {
-				a.violation("%s: %s holds %d ID(s) removed ok (resurrected): %s", lst.path, s.what, len(resurrected), shortList(resurrected))
+				a.violation("%s: %s holds %d ID(s) removed ok and not added since (resurrected): %s", lst.path, s.what, len(resurrected), shortList(resurrected))
 			}
 		}
 	}
+}
+
+// finalPresence returns whether the changes of an ID (none failed) allow it
+// to be present at the end, and absent. The ID may end as any change left
+// it that may have been the last to take effect: one such that no change
+// acknowledged ok was called after it returned (an ambiguous change may
+// land at any time after its call). It may also end absent, as it started,
+// when no change was acknowledged ok. For an ID added once and removed
+// after the addition returned, that is: added ok and not removed, present;
+// removed ok, absent; anything ambiguous, either.
+func (a *analysis) finalPresence(ops []Record) (mayBePresent, mayBeAbsent bool) {
+	mayBeAbsent = !slices.ContainsFunc(ops, func(op Record) bool { return op.Outcome == OutcomeOK })
+	for _, op := range ops {
+		superseded := slices.ContainsFunc(ops, func(later Record) bool {
+			return later.Outcome == OutcomeOK && later.Call > a.ret(op)
+		})
+		switch {
+		case superseded:
+		case op.Kind == OpAdd:
+			mayBePresent = true
+		default:
+			mayBeAbsent = true
+		}
+	}
+	return mayBePresent, mayBeAbsent
 }

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/listkeeper/listkeeper/internal/etagclient"
@@ -72,6 +73,7 @@ type replica struct {
 	transport *http.Transport
 	counters  *etagclient.Counters
 	clients   []*etagclient.Client
+	seq       atomic.Int64 // the last sequence number of a change of an owned hot ID
 }
 
 // round is the state of one torture round while it runs.
@@ -80,6 +82,7 @@ type round struct {
 	api      *fakeapi.Server
 	ts       *httptest.Server
 	lists    []*list
+	hotIDs   [][]*hotIDs // per phase, per list
 	replicas []*replica
 	rec      *recorder
 
@@ -153,6 +156,13 @@ func start(cfg Config) (*round, error) {
 		}
 		r.lists = append(r.lists, lst)
 	}
+	for p := 0; p < cfg.Phases; p++ {
+		var hs []*hotIDs
+		for l := range r.lists {
+			hs = append(hs, newHotIDs(cfg, p, l))
+		}
+		r.hotIDs = append(r.hotIDs, hs)
+	}
 	for i := 0; i < cfg.Replicas; i++ {
 		rep, err := r.newReplica(i)
 		if err != nil {
@@ -224,7 +234,7 @@ func (r *round) run(ctx context.Context) error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r.worker(ctx, w, rngs[w], &next[w])
+				r.worker(ctx, w, p, rngs[w], &next[w])
 			}()
 		}
 		wg.Wait()
@@ -243,13 +253,17 @@ func (r *round) run(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// worker makes one phase's operations.
-func (r *round) worker(ctx context.Context, w int, rng *rand.Rand, next *int) {
+// worker makes the operations of phase p.
+func (r *round) worker(ctx context.Context, w, p int, rng *rand.Rand, next *int) {
 	rep := r.replicas[w/r.cfg.WorkersPerReplica]
 	for i := 0; i < r.cfg.OpsPerPhase && ctx.Err() == nil; i++ {
 		l := r.lists[rng.IntN(len(r.lists))]
 		if rng.Float64() < r.cfg.ReadRate {
 			r.read(ctx, rep, l, w, false, false)
+			continue
+		}
+		if rng.Float64() < r.cfg.HotRate {
+			r.hotOp(ctx, rng, rep, l, w, p)
 			continue
 		}
 		if rng.IntN(2) == 0 {
@@ -274,25 +288,28 @@ func (r *round) worker(ctx context.Context, w int, rng *rand.Rand, next *int) {
 // change adds or removes one ID through the replica's client and records
 // the outcome.
 func (r *round) change(ctx context.Context, rng *rand.Rand, rep *replica, l *list, w int, kind OpKind, id string) Outcome {
-	ch := etagclient.Change{Add: []string{id}}
-	if kind == OpRemove {
-		ch = etagclient.Change{Remove: []string{id}}
-	}
 	timeout := r.cfg.OpTimeout
 	if rng.Float64() < r.cfg.DeadlineRate {
 		timeout = time.Duration(1 + rng.Int64N(int64(r.cfg.MaxDeadline)))
 	}
 	opCtx, cancel := context.WithTimeout(ctx, timeout)
-	call := r.rec.now()
-	_, err := rep.clients[l.idx].Update(opCtx, ch)
-	ret := r.rec.now()
+	rec := r.update(opCtx, rep, l, w, kind, id)
 	cancel()
+	r.rec.add(rec)
+	return rec.Outcome
+}
+
+// update makes one change with Update and returns its record.
+func (r *round) update(ctx context.Context, rep *replica, l *list, w int, kind OpKind, id string) Record {
+	ch := changeOf(kind, id)
+	call := r.rec.now()
+	_, err := rep.clients[l.idx].Update(ctx, ch)
+	ret := r.rec.now()
 	rec := Record{Kind: kind, List: l.idx, ID: id, Replica: rep.idx, Worker: w, Call: call, Return: ret, Outcome: classify(ch, err)}
 	if err != nil {
 		rec.Err = err.Error()
 	}
-	r.rec.add(rec)
-	return rec.Outcome
+	return rec
 }
 
 // classify maps what Update returned to an outcome. Only a change the
@@ -329,17 +346,19 @@ func (r *round) read(ctx context.Context, rep *replica, l *list, w int, quiescen
 	r.rec.add(rec)
 }
 
-// quiescentReads has every replica read every list while no worker runs.
+// quiescentReads has every replica read every list while no worker runs:
+// the lists at once, the replicas one after another, so that the reads of
+// one list never overlap (see checkSetModel).
 func (r *round) quiescentReads(ctx context.Context, final bool) {
 	var wg sync.WaitGroup
-	for _, rep := range r.replicas {
-		for _, l := range r.lists {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+	for _, l := range r.lists {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, rep := range r.replicas {
 				r.read(ctx, rep, l, -1, true, final)
-			}()
-		}
+			}
+		}()
 	}
 	wg.Wait()
 }

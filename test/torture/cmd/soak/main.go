@@ -1,7 +1,8 @@
 // Command soak runs torture rounds back to back for a set time and prints
-// running and final totals: operations, faults injected by kind, ambiguous
-// outcomes resolved, 412s, porcupine checks run, violations and unknown
-// results. It exits 1 when any round found a violation or a check reached no
+// running and final totals: operations (hot-ID changes and changes
+// submitted without waiting among them), faults injected by kind, ambiguous
+// outcomes resolved, 412s, porcupine checks run, IDs checked for submission
+// order, violations and unknown results. It exits 1 when any round found a violation or a check reached no
 // verdict, 2 when it could not run.
 //
 //	go run ./test/torture/cmd/soak --duration 10m [--seed N]
@@ -36,6 +37,7 @@ func run() int {
 		every        = flag.Duration("every", 10*time.Second, "how often to print running totals")
 		phases       = flag.Int("phases", def.Phases, "phases per round")
 		ops          = flag.Int("ops", def.OpsPerPhase, "operations per worker per phase")
+		hot          = flag.Float64("hot", def.HotRate, "share of operations, reads excepted, on hot IDs (0: none)")
 		checkTimeout = flag.Duration("check-timeout", def.CheckTimeout, "timeout of each porcupine check (a timeout counts as a failure)")
 		artifacts    = flag.String("artifacts", "", "directory for the visualisations and histories of failed rounds (default: a new directory under $TMPDIR)")
 		keepGoing    = flag.Bool("keep-going", false, "keep starting rounds after one failed")
@@ -63,7 +65,7 @@ func run() int {
 	var failedSeeds []int64
 	for i := int64(0); time.Since(began) < *duration; i++ {
 		cfg := torture.DefaultConfig(*seed + i)
-		cfg.Phases, cfg.OpsPerPhase, cfg.CheckTimeout, cfg.ArtifactDir = *phases, *ops, *checkTimeout, *artifacts
+		cfg.Phases, cfg.OpsPerPhase, cfg.HotRate, cfg.CheckTimeout, cfg.ArtifactDir = *phases, *ops, *hot, *checkTimeout, *artifacts
 		rep, err := torture.Run(ctx, cfg)
 		if err != nil {
 			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
