@@ -88,11 +88,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		_ = srv.Close()
-		<-served
-		return fmt.Errorf("shutdown: %w", err)
+		return errors.Join(fmt.Errorf("shutdown: %w", err), serveError(<-served))
 	}
-	<-served
-	return nil
+	return serveError(<-served)
 }
 
 // newServer builds the fake server and creates the --seed-doc documents
@@ -111,4 +109,13 @@ func newServer(o options) (*fakeapi.Server, error) {
 		}
 	}
 	return s, nil
+}
+
+// serveError is what Serve ended with, without the ErrServerClosed of a
+// clean shutdown.
+func serveError(err error) error {
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
 }

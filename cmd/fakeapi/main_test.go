@@ -71,7 +71,9 @@ func startRunProfile(t *testing.T, args ...string) (base, profile string, stop f
 	m := listening.FindStringSubmatch(line)
 	if m == nil {
 		cancel()
-		<-done
+		if err := <-done; err != nil {
+			t.Log(err)
+		}
 		t.Fatalf("start line %q does not say where it listens and with which profile", line)
 	}
 	return m[1], m[2], func() error {
@@ -86,7 +88,13 @@ func startRunProfile(t *testing.T, args ...string) (base, profile string, stop f
 	}
 }
 
-func do(t *testing.T, c *http.Client, method, url, body string, header map[string]string) (*http.Response, string) {
+// reply is what do keeps of a response, whose body it has read and closed.
+type reply struct {
+	StatusCode int
+	Header     http.Header
+}
+
+func do(t *testing.T, c *http.Client, method, url, body string, header map[string]string) (*reply, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
@@ -101,7 +109,7 @@ func do(t *testing.T, c *http.Client, method, url, body string, header map[strin
 	}
 	defer func() { _ = resp.Body.Close() }()
 	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
+	return &reply{StatusCode: resp.StatusCode, Header: resp.Header}, string(b)
 }
 
 func TestRun(t *testing.T) {

@@ -161,7 +161,7 @@ func checkPutAnswer(t *testing.T, p Profile, rec *httptest.ResponseRecorder, sen
 	if want.etag != (etag != "") || (want.etag && etag != newTag) {
 		t.Fatalf("%s: PUT answered ETag %q, stored %s", p, etag, newTag)
 	}
-	if newTag == oldTag && !(p == ProfileS3 && sameContent) {
+	if newTag == oldTag && (p != ProfileS3 || !sameContent) {
 		t.Fatalf("%s: the new version kept the tag %s", p, oldTag)
 	}
 	switch wantBody := strings.ReplaceAll(want.body, "$SENT", string(sent)); {

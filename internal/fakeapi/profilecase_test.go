@@ -122,9 +122,9 @@ func runProfileCases(t *testing.T, opts []fakeapi.Option, cases []profileCase) {
 func checkETagHeader(t *testing.T, h http.Header, want, etag string) {
 	t.Helper()
 	got, ok := h["Etag"]
-	switch {
-	case want == "":
-	case want == "-":
+	switch want {
+	case "":
+	case "-":
 		if ok {
 			t.Errorf("ETag = %q, want none", got)
 		}

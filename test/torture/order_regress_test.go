@@ -40,6 +40,7 @@ func newOrderFixture(t *testing.T, doc string, opts ...etagclient.Option) *order
 	f.client, err = etagclient.New(ts.URL+orderPath, append([]etagclient.Option{
 		etagclient.WithItemsPointer("/items"),
 		etagclient.WithClock(f.clock),
+		etagclient.WithBatchInterval(0),
 	}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +73,7 @@ func (f *orderFixture) items(t *testing.T) []string {
 	return items
 }
 
-func wantDone(t *testing.T, ctx context.Context, p *etagclient.Pending, what string) {
+func wantDone(ctx context.Context, t *testing.T, p *etagclient.Pending, what string) {
 	t.Helper()
 	select {
 	case <-p.Done():
@@ -142,7 +143,7 @@ func TestRegressionSameIDOneCycle(t *testing.T) {
 			}
 			f.release(t, "for the batch interval") // all are pending now: one cycle takes them
 			for _, p := range ps {
-				wantDone(t, f.ctx, p, "a change")
+				wantDone(f.ctx, t, p, "a change")
 			}
 			if items := f.items(t); slices.Contains(items, "x") != tt.wantX {
 				t.Errorf("every change returned ok, but the list is %q: x %s, want it %s", items, presence(!tt.wantX), presence(tt.wantX))
@@ -204,7 +205,7 @@ func TestRegressionAbandonedChangeLandsLate(t *testing.T) {
 			t.Fatal(err)
 		}
 		w <- time.Now()
-		wantDone(t, f.ctx, removed, "remove(x)")
+		wantDone(f.ctx, t, removed, "remove(x)")
 	case <-f.ctx.Done():
 		t.Fatal("the client never backed off after its write lost")
 	}
@@ -214,7 +215,7 @@ func TestRegressionAbandonedChangeLandsLate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantDone(t, f.ctx, later, "add(z)")
+	wantDone(f.ctx, t, later, "add(z)")
 	if items := f.items(t); slices.Contains(items, "x") {
 		t.Errorf("x is on the list %q: remove(x), submitted after add(x), returned ok, and then add(x) took effect", items)
 	}
