@@ -339,9 +339,13 @@ func TestManagerServiceAccountAccess(t *testing.T) {
 		{"listkeeper.dev", "externallists", "", "update", "team-a", false},
 		{"", "pods", "", "list", "team-a", false},
 		{"coordination.k8s.io", "leases", "", "create", "team-a", false},
-		// Leader election (off by default) works in the operator's own
-		// namespace only.
+		{"coordination.k8s.io", "leases", "", "watch", "team-a", false},
+		// Every replica's own Lease (membership) lives in the operator's
+		// own namespace only.
 		{"coordination.k8s.io", "leases", "", "create", systemNamespace, true},
+		{"coordination.k8s.io", "leases", "", "update", systemNamespace, true},
+		{"coordination.k8s.io", "leases", "", "watch", systemNamespace, true},
+		{"coordination.k8s.io", "leases", "", "delete", systemNamespace, true},
 	}
 	for _, tc := range tests {
 		name := fmt.Sprintf("%s %s.%s.%s in %s", tc.verb, tc.resource, tc.sub, tc.group, tc.ns)
