@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
-	"github.com/listkeeper/listkeeper/test/e2e/harness"
+	"github.com/listkeeper/listkeeper/internal/testenv"
 )
 
 // These tests check the kustomize configuration against a real
@@ -32,76 +32,41 @@ const (
 	serviceAccount  = "listkeeper-controller-manager"
 )
 
+// adminUser is the system:masters user whose kubeconfig kubectl uses.
+const adminUser = "config-test-admin"
+
 var (
+	env        *testenv.Env
 	kubeconfig string // admin kubeconfig of the test control plane
 	clientset  *kubernetes.Clientset
-	envErr     error // why the control plane is not available
 )
 
+// TestMain starts a control plane without CRDs: the tests apply the
+// rendered ones, as `make deploy` would.
 func TestMain(m *testing.M) {
-	os.Exit(runTests(m))
+	os.Exit(testenv.Main(m, testenv.Options{
+		Users: []envtest.User{{Name: adminUser, Groups: []string{"system:masters"}}},
+	}, setup))
 }
 
-func runTests(m *testing.M) int {
-	assets := harness.DefaultAssets("..")
-	if err := harness.CheckAssets(assets); err != nil {
-		envErr = err
-		return m.Run()
+func setup(e *testenv.Env) error {
+	env = e
+	if err := e.Err(); err != nil {
+		return err
 	}
-	// No CRDs are installed by envtest: the test applies the rendered ones,
-	// as `make deploy` would.
-	env := &envtest.Environment{
-		BinaryAssetsDirectory:    assets,
-		ControlPlaneStartTimeout: 2 * time.Minute,
-		ControlPlaneStopTimeout:  time.Minute,
+	var err error
+	if kubeconfig, err = e.Kubeconfig(adminUser); err != nil {
+		return err
 	}
-	cfg, err := env.Start()
-	if err != nil {
-		envErr = fmt.Errorf("start envtest with assets %s: %w", assets, err)
-		return m.Run()
+	if clientset, err = kubernetes.NewForConfig(e.Config()); err != nil {
+		return fmt.Errorf("clientset: %w", err)
 	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stop envtest: %v\n", err)
-		}
-	}()
-	if clientset, err = kubernetes.NewForConfig(cfg); err != nil {
-		envErr = fmt.Errorf("clientset: %w", err)
-		return m.Run()
-	}
-	admin, err := env.AddUser(envtest.User{Name: "config-test-admin", Groups: []string{"system:masters"}}, cfg)
-	if err != nil {
-		envErr = fmt.Errorf("add admin user: %w", err)
-		return m.Run()
-	}
-	raw, err := admin.KubeConfig()
-	if err != nil {
-		envErr = fmt.Errorf("admin kubeconfig: %w", err)
-		return m.Run()
-	}
-	dir, err := os.MkdirTemp("", "listkeeper-config-test-")
-	if err != nil {
-		envErr = err
-		return m.Run()
-	}
-	defer func() { _ = os.RemoveAll(dir) }()
-	kubeconfig = filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, raw, 0o600); err != nil {
-		envErr = err
-	}
-	return m.Run()
+	return nil
 }
 
 func isFile(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()
-}
-
-func requireEnv(t *testing.T) {
-	t.Helper()
-	if envErr != nil {
-		t.Fatalf("envtest is not available: %v", envErr)
-	}
 }
 
 // kubectlPath finds kubectl: /usr/bin/kubectl, else $PATH.
@@ -180,7 +145,7 @@ func join(docs []document) []byte {
 // every object: the CRDs and the namespace are applied for real (the other
 // objects need them), then everything is applied with --dry-run=server.
 func TestDefaultAccepted(t *testing.T) {
-	requireEnv(t)
+	env.Require(t)
 	docs := split(t, render(t, "default"))
 
 	kinds := map[string]int{}
@@ -313,7 +278,7 @@ func grants(rules []rbacv1.PolicyRule, group, resource, verb string) bool {
 // asks the API server's authorizer what the manager's service account may
 // do.
 func TestManagerServiceAccountAccess(t *testing.T) {
-	requireEnv(t)
+	env.Require(t)
 	var rbac []document
 	for _, d := range split(t, render(t, "default")) {
 		switch d.obj.GetKind() {

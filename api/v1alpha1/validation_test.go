@@ -19,88 +19,36 @@ package v1alpha1_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	v1alpha1 "github.com/listkeeper/listkeeper/api/v1alpha1"
-	"github.com/listkeeper/listkeeper/test/e2e/harness"
+	"github.com/listkeeper/listkeeper/internal/testenv"
 )
 
 // These tests install the generated CRDs into a real kube-apiserver (envtest)
 // and check that the OpenAPI and CEL validation in them accepts and rejects
-// what the API promises. They run when KUBEBUILDER_ASSETS is set or when the
-// binaries built by `make envtest-assets` are in bin/k8s, and are skipped
-// only when neither is there.
+// what the API promises. They fail when the control plane is not available
+// (no KUBEBUILDER_ASSETS and no bin/k8s): 'make test' always builds it.
 
 const testNamespace = "default"
 
 var (
-	k8sClient  client.Client
-	skipReason string // set when no envtest binaries can be found
-	envErr     error  // set when envtest was found but could not start
+	env       *testenv.Env
+	k8sClient client.Client // env's client, set by TestMain
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(runTests(m))
-}
-
-func runTests(m *testing.M) int {
-	assets := harness.DefaultAssets(filepath.Join("..", ".."))
-	if err := harness.CheckAssets(assets); err != nil && os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		skipReason = err.Error()
-		return m.Run()
-	}
-
-	env := &envtest.Environment{
-		CRDDirectoryPaths:        []string{filepath.Join("..", "..", "config", "crd", "bases")},
-		ErrorIfCRDPathMissing:    true,
-		BinaryAssetsDirectory:    assets,
-		ControlPlaneStartTimeout: 2 * time.Minute,
-		ControlPlaneStopTimeout:  time.Minute,
-	}
-	cfg, err := env.Start()
-	if err != nil {
-		envErr = fmt.Errorf("start envtest with assets %s: %w", assets, err)
-		return m.Run()
-	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stop envtest: %v\n", err)
-		}
-	}()
-
-	scheme := runtime.NewScheme()
-	if err := v1alpha1.AddToScheme(scheme); err != nil {
-		envErr = fmt.Errorf("add v1alpha1 to scheme: %w", err)
-		return m.Run()
-	}
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		envErr = fmt.Errorf("create client: %w", err)
-	}
-	return m.Run()
-}
-
-// requireAPIServer skips the test when no envtest binaries exist and fails it
-// when they exist but the API server did not start.
-func requireAPIServer(t *testing.T) {
-	t.Helper()
-	if skipReason != "" {
-		t.Skip(skipReason)
-	}
-	if envErr != nil {
-		t.Fatal(envErr)
-	}
+	os.Exit(testenv.Main(m, testenv.Options{CRDDirectory: testenv.ProjectCRDs}, func(e *testenv.Env) error {
+		env, k8sClient = e, e.Client()
+		return nil
+	}))
 }
 
 // rejection is what a create or update is expected to be refused for: a
@@ -174,7 +122,7 @@ func duration(s string) *metav1.Duration {
 }
 
 func TestExternalListValidation(t *testing.T) {
-	requireAPIServer(t)
+	env.Require(t)
 
 	const (
 		urlMsg      = "url must be an http or https URL"
@@ -237,7 +185,7 @@ func TestExternalListValidation(t *testing.T) {
 }
 
 func TestExternalListResyncIntervalNotADuration(t *testing.T) {
-	requireAPIServer(t)
+	env.Require(t)
 	ctx := context.Background()
 
 	// A typed client cannot send a malformed duration, so send raw JSON.
@@ -253,7 +201,7 @@ func TestExternalListResyncIntervalNotADuration(t *testing.T) {
 }
 
 func TestExternalListDefaults(t *testing.T) {
-	requireAPIServer(t)
+	env.Require(t)
 	ctx := context.Background()
 
 	l := newList(nil)
@@ -278,7 +226,7 @@ func TestExternalListDefaults(t *testing.T) {
 }
 
 func TestExternalListStatusSubresource(t *testing.T) {
-	requireAPIServer(t)
+	env.Require(t)
 	ctx := context.Background()
 
 	l := newList(nil)
@@ -312,7 +260,7 @@ func TestExternalListStatusSubresource(t *testing.T) {
 }
 
 func TestListEntryCreateValidation(t *testing.T) {
-	requireAPIServer(t)
+	env.Require(t)
 
 	tests := []struct {
 		name   string
@@ -340,7 +288,7 @@ func TestListEntryCreateValidation(t *testing.T) {
 }
 
 func TestListEntryImmutability(t *testing.T) {
-	requireAPIServer(t)
+	env.Require(t)
 
 	tests := []struct {
 		name   string
@@ -367,7 +315,7 @@ func TestListEntryImmutability(t *testing.T) {
 }
 
 func TestListEntryStatusSubresource(t *testing.T) {
-	requireAPIServer(t)
+	env.Require(t)
 	ctx := context.Background()
 
 	e := newEntry(nil)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -18,12 +17,11 @@ import (
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
-	"github.com/listkeeper/listkeeper/test/e2e/harness"
+	"github.com/listkeeper/listkeeper/internal/testenv"
 )
 
 // The envtest suite: one kube-apiserver and etcd for the whole package,
@@ -33,12 +31,12 @@ import (
 // fake server, so tests do not see each other's objects.
 
 var (
-	// repoRoot is found relative to this package.
-	repoRoot = filepath.Join("..", "..")
-
 	testScheme = runtime.NewScheme()
 
-	// Set by TestMain when the control plane is up.
+	// testEnv is the control plane, started by TestMain. restConfig, k8sClient
+	// and envErr are its Config, Client and Err under the names the tests
+	// use; restConfig and k8sClient are nil when it is not available.
+	testEnv    *testenv.Env
 	restConfig *rest.Config
 	k8sClient  client.Client // direct, uncached
 	envErr     error         // why the control plane is not available
@@ -78,48 +76,24 @@ func runTests(m *testing.M) int {
 	defer hs.Close()
 	sharedListsURL = hs.URL
 
-	assets := harness.DefaultAssets(repoRoot)
-	if err := harness.CheckAssets(assets); err != nil {
-		envErr = err
-		return m.Run()
-	}
-	env := &envtest.Environment{
-		CRDDirectoryPaths:        []string{filepath.Join(repoRoot, "config", "crd", "bases")},
-		ErrorIfCRDPathMissing:    true,
-		BinaryAssetsDirectory:    assets,
-		ControlPlaneStartTimeout: 2 * time.Minute,
-		ControlPlaneStopTimeout:  time.Minute,
-	}
-	cfg, err := env.Start()
-	if err != nil {
-		envErr = fmt.Errorf("start envtest with assets %s: %w", assets, err)
-		return m.Run()
-	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stop envtest: %v\n", err)
-		}
-	}()
-	// Three replicas and their direct reads need more than client-go's
-	// default 5 QPS.
-	cfg.QPS, cfg.Burst = 500, 1000
-	restConfig = cfg
-	if k8sClient, err = client.New(cfg, client.Options{Scheme: testScheme}); err != nil {
-		envErr = fmt.Errorf("create client: %w", err)
-	}
-	return m.Run()
+	return testenv.Main(m, testenv.Options{
+		CRDDirectory: testenv.ProjectCRDs,
+		// Three replicas and their direct reads need more than client-go's
+		// default 5 QPS.
+		QPS:   500,
+		Burst: 1000,
+	}, func(e *testenv.Env) error {
+		testEnv = e
+		restConfig, k8sClient, envErr = e.Config(), e.Client(), e.Err()
+		return nil
+	})
 }
 
 // requireEnv fails the test (it never skips) when the control plane is not
 // available.
 func requireEnv(t *testing.T) {
 	t.Helper()
-	if envErr != nil {
-		t.Fatalf("envtest is not available: %v", envErr)
-	}
-	if restConfig == nil {
-		t.Fatal("envtest is not available")
-	}
+	testEnv.Require(t)
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent writers (loggers).

@@ -17,7 +17,6 @@ limitations under the License.
 package harness
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -26,46 +25,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/listkeeper/listkeeper/internal/testenv"
 )
 
 // ModulePath is the module the harness tests.
-const ModulePath = "github.com/listkeeper/listkeeper"
+const ModulePath = testenv.ModulePath
 
 // RepoRoot walks up from the working directory to the directory whose
-// go.mod declares ModulePath.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if modulePathOf(filepath.Join(dir, "go.mod")) == ModulePath {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.mod of %s above the working directory", ModulePath)
-		}
-		dir = parent
-	}
-}
-
-// modulePathOf returns the module path declared by the go.mod at path, or
-// "".
-func modulePathOf(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer func() { _ = f.Close() }()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
-			return strings.Trim(strings.TrimSpace(rest), `"`)
-		}
-	}
-	return ""
-}
+// go.mod declares ModulePath. It is testenv.RepoRoot.
+func RepoRoot() (string, error) { return testenv.RepoRoot() }
 
 // Binaries are the operator's binaries that the harness runs.
 type Binaries struct {

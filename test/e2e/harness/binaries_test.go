@@ -65,21 +65,3 @@ func TestFindBinaries(t *testing.T) {
 		t.Errorf("FindBinaries with none present = %+v; want both built into %s", built, buildDir)
 	}
 }
-
-func TestCheckAssets(t *testing.T) {
-	dir := t.TempDir()
-	if err := CheckAssets(dir); err == nil {
-		t.Error("CheckAssets of an empty directory succeeded")
-	}
-	if err := CheckAssets(""); err == nil {
-		t.Error("CheckAssets of no directory succeeded")
-	}
-	for _, name := range []string{"kube-apiserver", "etcd"} {
-		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := CheckAssets(dir); err != nil {
-		t.Errorf("CheckAssets = %v", err)
-	}
-}

@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/testenv"
 )
 
 // Defaults of ClusterOptions.
@@ -90,27 +91,13 @@ type Cluster struct {
 }
 
 // CheckAssets returns an error that says what to do when dir lacks the
-// kube-apiserver or etcd binary.
-func CheckAssets(dir string) error {
-	if dir == "" {
-		return errors.New("no envtest assets: set KUBEBUILDER_ASSETS or run 'make envtest-assets' to build bin/k8s")
-	}
-	for _, name := range []string{"kube-apiserver", "etcd"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-			return fmt.Errorf("envtest assets %s lack %s (%w): run 'make envtest-assets', or set KUBEBUILDER_ASSETS to a directory holding kube-apiserver and etcd", dir, name, err)
-		}
-	}
-	return nil
-}
+// kube-apiserver or etcd binary. It is testenv.CheckAssets.
+func CheckAssets(dir string) error { return testenv.CheckAssets(dir) }
 
 // DefaultAssets returns $KUBEBUILDER_ASSETS when it is set, else
-// <root>/bin/k8s, where 'make envtest-assets' builds them.
-func DefaultAssets(root string) string {
-	if a := os.Getenv("KUBEBUILDER_ASSETS"); a != "" {
-		return a
-	}
-	return filepath.Join(root, "bin", "k8s")
-}
+// <root>/bin/k8s, where 'make envtest-assets' builds them. It is
+// testenv.DefaultAssets.
+func DefaultAssets(root string) string { return testenv.DefaultAssets(root) }
 
 // NewScheme returns a scheme with the Kubernetes types and listkeeper's.
 func NewScheme() (*runtime.Scheme, error) {
