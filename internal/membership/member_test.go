@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -17,10 +16,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/listkeeper/listkeeper/internal/membership"
-	"github.com/listkeeper/listkeeper/test/e2e/harness"
+	"github.com/listkeeper/listkeeper/internal/testenv"
 )
 
 // The tests run real members against a real kube-apiserver (envtest), each
@@ -33,37 +31,20 @@ const (
 )
 
 var (
+	testEnv    *testenv.Env
 	restConfig *rest.Config
-	envErr     error
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	assets := harness.DefaultAssets(filepath.Join("..", ".."))
-	if err := harness.CheckAssets(assets); err != nil {
-		envErr = err
-		return m.Run()
-	}
-	env := &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: 2 * time.Minute}
-	cfg, err := env.Start()
-	if err != nil {
-		envErr = err
-		return m.Run()
-	}
-	defer func() { _ = env.Stop() }()
-	cfg.QPS, cfg.Burst = 200, 400
-	restConfig = cfg
-	return m.Run()
+	os.Exit(testenv.Main(m, testenv.Options{QPS: 200, Burst: 400}, func(e *testenv.Env) error {
+		testEnv, restConfig = e, e.Config()
+		return nil
+	}))
 }
 
 func requireEnv(t *testing.T) {
 	t.Helper()
-	if envErr != nil {
-		t.Fatalf("envtest is not available: %v", envErr)
-	}
+	testEnv.Require(t)
 }
 
 var nsSeq atomic.Int64
