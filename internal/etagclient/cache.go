@@ -4,10 +4,13 @@ package etagclient
 // the cycle goroutine and handed from one cycle goroutine to the next under
 // Client.mu.
 type cache struct {
-	doc    *Document // nil when absent or unknown
-	etag   string    // doc's strong ETag; "" when the server did not say
-	absent bool      // the last read said 404
-	known  bool      // the fields above reflect the last read or write
+	doc  *Document // nil when absent or unknown
+	etag string    // doc's strong ETag; "" when the server did not say
+	// generation is doc's object generation, for stores whose writes are
+	// conditional on it (WithGenerationPreconditions); "" otherwise.
+	generation string
+	absent     bool // the last read said 404
+	known      bool // the fields above reflect the last read or write
 	// stale is set when a write lost to another writer: our ETag did not
 	// match. The next cycle reads before it writes, and without
 	// If-None-Match, because a server that derives its ETag from the
@@ -34,23 +37,31 @@ func (k *cache) lost() { k.known, k.stale = false, true }
 func (k *cache) storeRead(a getAnswer) {
 	switch {
 	case a.absent:
-		k.doc, k.etag, k.absent = nil, "", true
+		k.doc, k.etag, k.generation, k.absent = nil, "", "", true
 	case a.notModified:
 		k.absent = false
 		if a.etag != "" {
 			k.etag = a.etag
 		}
+		if a.generation != "" {
+			k.generation = a.generation
+		}
 	default:
-		k.doc, k.etag, k.absent = a.doc, a.etag, false
+		k.doc, k.etag, k.generation, k.absent = a.doc, a.etag, a.generation, false
 	}
 	k.known, k.stale = true, false
 }
 
-// storeWritten records a committed write: what was stored, under the ETag
-// the server answered with. Without an ETag the next cycle must read first.
-func (k *cache) storeWritten(doc *Document, etag string) {
-	k.doc, k.etag, k.absent, k.stale = doc, etag, false, false
+// storeWritten records a committed write: what was stored, under the
+// version the server answered with. Without the validator the next write
+// needs (the ETag, or the generation for a generation store), the next
+// cycle must read first.
+func (k *cache) storeWritten(doc *Document, etag, generation string, byGeneration bool) {
+	k.doc, k.etag, k.generation, k.absent, k.stale = doc, etag, generation, false, false
 	k.known = etag != ""
+	if byGeneration {
+		k.known = generation != ""
+	}
 }
 
 // items returns the IDs of the cached document; none when it is absent.

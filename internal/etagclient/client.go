@@ -124,10 +124,20 @@ func (c *Client) Close() {
 		// http.Client.CloseIdleConnections reaches a transport only
 		// through its own CloseIdleConnections method, which
 		// countingTransport does not have: ask the wrapped one.
-		if ct, ok := c.http.HTTPClient.Transport.(*countingTransport); ok {
-			if ci, ok := ct.next.(interface{ CloseIdleConnections() }); ok {
-				ci.CloseIdleConnections()
+		next := c.http.HTTPClient.Transport
+		for {
+			switch t := next.(type) {
+			case *countingTransport:
+				next = t.next
+				continue
+			case *signingTransport:
+				next = t.next
+				continue
 			}
+			break
+		}
+		if ci, ok := next.(interface{ CloseIdleConnections() }); ok {
+			ci.CloseIdleConnections()
 		}
 	}
 }

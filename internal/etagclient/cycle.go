@@ -64,11 +64,8 @@ func (c *Client) cycle(batch []*op) ([]*op, outcome) {
 			}
 		}
 		c.cfg.observer.Batch(countChanges(batch))
-		ifMatch := c.cache.etag
-		if c.cache.absent {
-			ifMatch = ""
-		}
-		ans, err := c.put(c.ctx, next, ifMatch)
+		pre := precondition{create: c.cache.absent, etag: c.cache.etag, generation: c.cache.generation}
+		ans, err := c.put(c.ctx, next, pre)
 		if err != nil {
 			c.cache.forget()
 			c.cfg.observer.Write(WriteError)
@@ -78,7 +75,7 @@ func (c *Client) cycle(batch []*op) ([]*op, outcome) {
 			return batch, outcome{err: err}
 		}
 		if ans.outcome == putCommitted {
-			c.cache.storeWritten(ans.stored, ans.etag)
+			c.cache.storeWritten(ans.stored, ans.etag, ans.generation, c.cfg.byGeneration)
 			c.cfg.observer.Write(WriteWritten)
 			c.logCommit(batch, ans)
 			return batch, outcome{written: true, snap: c.cache.snapshot()}

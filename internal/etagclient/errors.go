@@ -54,6 +54,11 @@ var (
 	ErrWeakETag = fmt.Errorf("%w: ETag is weak", ErrUnsafeServer)
 	// ErrMalformedETag: the ETag is not a quoted entity-tag.
 	ErrMalformedETag = fmt.Errorf("%w: ETag is malformed", ErrUnsafeServer)
+	// ErrMissingGeneration: a generation store's answer carried no
+	// x-goog-generation, so no write can be made conditional on it.
+	ErrMissingGeneration = fmt.Errorf("%w: response has no x-goog-generation", ErrUnsafeServer)
+	// ErrMalformedGeneration: x-goog-generation is not a decimal integer.
+	ErrMalformedGeneration = fmt.Errorf("%w: x-goog-generation is malformed", ErrUnsafeServer)
 
 	// ErrNotJSON: the body is not JSON, or the content type says it is not.
 	ErrNotJSON = fmt.Errorf("%w: body is not JSON", ErrInvalidDocument)

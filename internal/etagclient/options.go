@@ -118,6 +118,8 @@ type config struct {
 	createIfMissing  bool
 	conflict         ConflictPolicy
 	conflictStatuses []int
+	byGeneration     bool
+	signer           Signer
 	weakETagWait     time.Duration
 	transportRetries int
 	transportWaitMin time.Duration
@@ -187,6 +189,19 @@ func WithConflictPolicy(p ConflictPolicy) Option { return func(o *config) { o.co
 func WithConflictStatuses(codes ...int) Option {
 	return func(o *config) { o.conflictStatuses = append([]int(nil), codes...) }
 }
+
+// WithGenerationPreconditions makes writes conditional on the object
+// generation instead of the ETag, as Google Cloud Storage requires: reads
+// take the generation from x-goog-generation, writes carry
+// x-goog-if-generation-match with it, or 0 to create the document. ETags
+// then only revalidate reads (If-None-Match). Default: ETag preconditions
+// (If-Match, If-None-Match: *).
+func WithGenerationPreconditions() Option { return func(o *config) { o.byGeneration = true } }
+
+// WithSigner signs every HTTP attempt just before it is sent (SigV4,
+// SharedKey, or a bearer token that is renewed before it expires). Default:
+// none; WithHeaders' static headers are sent as they are.
+func WithSigner(s Signer) Option { return func(o *config) { o.signer = s } }
 
 // WithWeakETagWait sets how long a read that got a weak ETag is repeated
 // before the client gives up with ErrWeakETag; 0 gives up at once. Default:

@@ -42,6 +42,9 @@ func newHTTPClient(cfg *config, origin *url.URL) (*retryablehttp.Client, bool) {
 	if hc.Transport == nil {
 		hc.Transport = http.DefaultTransport
 	}
+	if cfg.signer != nil {
+		hc.Transport = &signingTransport{next: hc.Transport, signer: cfg.signer}
+	}
 	hc.Transport = &countingTransport{next: hc.Transport, obs: cfg.observer}
 	hc.Timeout = cfg.requestTimeout
 	hc.CheckRedirect = sameOriginRedirects(origin)
@@ -73,7 +76,7 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		return false, ctx.Err()
 	}
 	if err != nil {
-		if errors.Is(err, ErrRedirect) || isCertError(err) {
+		if errors.Is(err, ErrRedirect) || errors.Is(err, errSign) || isCertError(err) {
 			return false, nil
 		}
 		if method := requestMethod(err); method != http.MethodGet && method != "" {
@@ -162,7 +165,7 @@ func transportError(method, safeURL string, err error) error {
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	if errors.Is(err, ErrRedirect) {
+	if errors.Is(err, ErrRedirect) || errors.Is(err, errSign) {
 		return fmt.Errorf("%s %s: %w", method, safeURL, err)
 	}
 	return fmt.Errorf("%s %s: %w: %w", method, safeURL, ErrUnreachable, err)

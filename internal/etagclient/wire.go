@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 
 	"github.com/hashicorp/go-retryablehttp"
 )
@@ -21,6 +23,7 @@ type getAnswer struct {
 	notModified bool
 	doc         *Document // the document, when neither flag is set
 	etag        string    // its strong ETag; on a 304, the ETag it carried, if any
+	generation  string    // its generation, for a generation store
 }
 
 // get GETs the document, revalidating with ifNoneMatch when it is not "".
@@ -48,7 +51,8 @@ func (c *Client) get(ctx context.Context, ifNoneMatch string) (getAnswer, error)
 		// 15.4.5); a server that varies it by content coding needs us to
 		// use that one. A weak or malformed one is ignored.
 		etag, _ := ParseETag(resp.Header)
-		return getAnswer{notModified: true, etag: etag}, nil
+		gen, _ := parseGeneration(resp.Header)
+		return getAnswer{notModified: true, etag: etag, generation: gen}, nil
 	case http.StatusNotFound:
 		return getAnswer{absent: true}, nil
 	case http.StatusOK:
@@ -64,7 +68,7 @@ func (c *Client) get(ctx context.Context, ifNoneMatch string) (getAnswer, error)
 	if err := checkContentEncoding(resp.Header); err != nil {
 		return getAnswer{}, fmt.Errorf("GET %s: %w", c.safeURL, err)
 	}
-	etag, err := ParseETag(resp.Header)
+	etag, gen, err := c.version(resp.Header)
 	if err != nil {
 		return getAnswer{}, fmt.Errorf("GET %s: %w", c.safeURL, err)
 	}
@@ -79,8 +83,42 @@ func (c *Client) get(ctx context.Context, ifNoneMatch string) (getAnswer, error)
 	if err != nil {
 		return getAnswer{}, fmt.Errorf("GET %s: %w", c.safeURL, err)
 	}
-	return getAnswer{doc: doc, etag: etag}, nil
+	return getAnswer{doc: doc, etag: etag, generation: gen}, nil
 }
+
+// version reads the validators of a 200 answer: the strong ETag, which an
+// ETag store needs for If-Match; and for a generation store the object
+// generation, which it needs instead (its ETag then only serves
+// If-None-Match, and may be missing or weak).
+func (c *Client) version(h http.Header) (etag, generation string, err error) {
+	if !c.cfg.byGeneration {
+		etag, err = ParseETag(h)
+		return etag, "", err
+	}
+	etag, _ = ParseETag(h)
+	generation, err = parseGeneration(h)
+	return etag, generation, err
+}
+
+// parseGeneration returns the object generation GCS reports in
+// x-goog-generation: a decimal integer.
+func parseGeneration(h http.Header) (string, error) {
+	g := strings.TrimSpace(h.Get(headerGeneration))
+	if g == "" {
+		return "", ErrMissingGeneration
+	}
+	if _, err := strconv.ParseUint(g, 10, 64); err != nil {
+		return "", fmt.Errorf("%w: %q", ErrMalformedGeneration, g)
+	}
+	return g, nil
+}
+
+// The headers of generation preconditions (Google Cloud Storage's XML
+// API).
+const (
+	headerGeneration        = "X-Goog-Generation"
+	headerIfGenerationMatch = "X-Goog-If-Generation-Match"
+)
 
 // putOutcome is what a PUT attempt ended in, when it did not fail.
 type putOutcome int
@@ -105,24 +143,42 @@ type putAnswer struct {
 	// etag is the new strong ETag; "" when the answer carried none (or a
 	// weak one), and the next change must read first.
 	etag string
+	// generation is the new generation of a generation store ("" when the
+	// answer carried none).
+	generation string
 }
 
-// put writes next conditionally: If-Match: ifMatch, or If-None-Match: * to
-// create when ifMatch is "". An error means the cycle must fail.
-func (c *Client) put(ctx context.Context, next *Document, ifMatch string) (putAnswer, error) {
+// precondition is what a write is conditional on: the version last read,
+// or, to create the document, its absence.
+type precondition struct {
+	create     bool
+	etag       string
+	generation string
+}
+
+// put writes next conditionally: If-Match on the ETag read, or
+// If-None-Match: * to create; for a generation store
+// x-goog-if-generation-match on the generation read, or 0 to create. An
+// error means the cycle must fail.
+func (c *Client) put(ctx context.Context, next *Document, pre precondition) (putAnswer, error) {
 	req, err := c.newRequest(ctx, http.MethodPut, next.Bytes())
 	if err != nil {
 		return putAnswer{}, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	if ifMatch == "" {
+	switch {
+	case c.cfg.byGeneration && pre.create:
+		req.Header.Set(headerIfGenerationMatch, "0")
+	case c.cfg.byGeneration:
+		req.Header.Set(headerIfGenerationMatch, pre.generation)
+	case pre.create:
 		req.Header.Set("If-None-Match", "*")
-	} else {
-		req.Header.Set("If-Match", ifMatch)
+	default:
+		req.Header.Set("If-Match", pre.etag)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		if errors.Is(err, ErrRedirect) || isCertError(err) || ctx.Err() != nil {
+		if errors.Is(err, ErrRedirect) || errors.Is(err, errSign) || isCertError(err) || ctx.Err() != nil {
 			return putAnswer{}, transportError(http.MethodPut, c.safeURL, err)
 		}
 		return putAnswer{outcome: putAmbiguous}, nil
@@ -133,10 +189,13 @@ func (c *Client) put(ctx context.Context, next *Document, ifMatch string) (putAn
 	case code == http.StatusOK || code == http.StatusCreated || code == http.StatusNoContent:
 		etag, err := ParseETag(resp.Header)
 		if err != nil {
-			c.cfg.log.V(1).Info("PUT answer carried no usable ETag; the next change re-reads", "url", c.safeURL)
 			etag = ""
 		}
-		return putAnswer{outcome: putCommitted, stored: c.stored(resp, next), etag: etag}, nil
+		gen, _ := parseGeneration(resp.Header)
+		if (c.cfg.byGeneration && gen == "") || (!c.cfg.byGeneration && etag == "") {
+			c.cfg.log.V(1).Info("PUT answer carried no usable version; the next change re-reads", "url", c.safeURL)
+		}
+		return putAnswer{outcome: putCommitted, stored: c.stored(resp, next), etag: etag, generation: gen}, nil
 	case code == http.StatusPreconditionFailed || c.isConflict(code):
 		return putAnswer{outcome: putConflict}, nil
 	case code == http.StatusBadGateway || code == http.StatusGatewayTimeout:
