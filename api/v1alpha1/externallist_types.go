@@ -38,14 +38,29 @@ const (
 )
 
 // ExternalListSpec is where an external list lives and how to talk to it.
+// +kubebuilder:validation:XValidation:rule="has(self.url) != has(self.urlFrom)",message="exactly one of url and urlFrom must be set"
 type ExternalListSpec struct {
 	// url is the http or https URL of the JSON document that holds the list.
 	// The server must answer GET with a strong ETag and honour If-Match on
 	// PUT; see the listkeeper documentation for the full HTTP contract.
-	// +required
+	// Exactly one of url and urlFrom is set.
+	// +optional
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != ''",message="url must be an http or https URL"
-	URL string `json:"url"`
+	URL string `json:"url,omitempty"`
+
+	// urlFrom takes the URL from a Secret, for URLs that carry a token (an
+	// Azure SAS URL, an S3 presigned URL): the URL then never shows in the
+	// object, in printer columns, conditions, events, logs or metrics.
+	// Exactly one of url and urlFrom is set.
+	// +optional
+	URLFrom *URLSource `json:"urlFrom,omitempty"`
+
+	// auth says how requests are authenticated to an object store: at most
+	// one of aws, gcp and azure. Default: none (headersFrom, if set, is sent
+	// as it is).
+	// +optional
+	Auth *StoreAuth `json:"auth,omitempty"`
 
 	// itemsPointer is an RFC 6901 JSON pointer to the array of string IDs
 	// inside the document, for example "/items" or "/data/tenants".

@@ -17,6 +17,7 @@ limitations under the License.
 package v1alpha1
 
 import (
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -51,6 +52,32 @@ func (l *ExternalList) EffectiveMode() ListMode {
 		return ListModeExclusive
 	}
 	return ListModeAdditive
+}
+
+// SecretNames returns the names of every Secret the list reads: headers,
+// URL and store credentials.
+func (l *ExternalList) SecretNames() []string {
+	var out []string
+	add := func(name string) {
+		if name != "" && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	add(l.HeadersSecretName())
+	if l.Spec.URLFrom != nil {
+		add(l.Spec.URLFrom.SecretKeyRef.Name)
+	}
+	if a := l.Spec.Auth; a != nil {
+		switch {
+		case a.AWS != nil && a.AWS.SecretRef != nil:
+			add(a.AWS.SecretRef.Name)
+		case a.GCP != nil && a.GCP.SecretRef != nil:
+			add(a.GCP.SecretRef.Name)
+		case a.Azure != nil && a.Azure.SharedKey != nil:
+			add(a.Azure.SharedKey.SecretRef.Name)
+		}
+	}
+	return out
 }
 
 // HeadersSecretName returns the name of the Secret whose entries become

@@ -128,6 +128,7 @@ func TestExternalListValidation(t *testing.T) {
 		urlMsg      = "url must be an http or https URL"
 		pointerMsg  = "itemsPointer must be empty or an RFC 6901 JSON pointer"
 		intervalMsg = "resyncInterval must be a duration of at least 10s"
+		oneURLMsg   = "exactly one of url and urlFrom must be set"
 	)
 	tests := []struct {
 		name   string
@@ -150,7 +151,39 @@ func TestExternalListValidation(t *testing.T) {
 		{name: "url path only", mutate: func(s *v1alpha1.ExternalListSpec) { s.URL = "/lists/allow" }, want: &rejection{"spec.url", urlMsg}},
 		{name: "url without host", mutate: func(s *v1alpha1.ExternalListSpec) { s.URL = "http://" }, want: &rejection{"spec.url", urlMsg}},
 		{name: "url not a URL", mutate: func(s *v1alpha1.ExternalListSpec) { s.URL = "not a url" }, want: &rejection{"spec.url", urlMsg}},
-		{name: "url empty", mutate: func(s *v1alpha1.ExternalListSpec) { s.URL = "" }, want: &rejection{field: "spec.url"}},
+		{name: "url empty, no urlFrom", mutate: func(s *v1alpha1.ExternalListSpec) { s.URL = "" }, want: &rejection{"spec", oneURLMsg}},
+		{name: "urlFrom instead of url", mutate: func(s *v1alpha1.ExternalListSpec) {
+			s.URL = ""
+			s.URLFrom = &v1alpha1.URLSource{SecretKeyRef: v1alpha1.SecretKeySelector{Name: "sas", Key: "url"}}
+		}},
+		{name: "url and urlFrom", mutate: func(s *v1alpha1.ExternalListSpec) {
+			s.URLFrom = &v1alpha1.URLSource{SecretKeyRef: v1alpha1.SecretKeySelector{Name: "sas", Key: "url"}}
+		}, want: &rejection{"spec", oneURLMsg}},
+		{name: "urlFrom without key", mutate: func(s *v1alpha1.ExternalListSpec) {
+			s.URL = ""
+			s.URLFrom = &v1alpha1.URLSource{SecretKeyRef: v1alpha1.SecretKeySelector{Name: "sas"}}
+		}, want: &rejection{field: "spec.urlFrom.secretKeyRef.key"}},
+		{name: "auth aws", mutate: func(s *v1alpha1.ExternalListSpec) {
+			s.Auth = &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{Region: "eu-west-1", SecretRef: &v1alpha1.SecretReference{Name: "aws"}}}
+		}},
+		{name: "auth aws without region", mutate: func(s *v1alpha1.ExternalListSpec) {
+			s.Auth = &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{}}
+		}, want: &rejection{field: "spec.auth.aws.region"}},
+		{name: "auth gcp with workload identity", mutate: func(s *v1alpha1.ExternalListSpec) {
+			s.Auth = &v1alpha1.StoreAuth{GCP: &v1alpha1.GCPAuth{}}
+		}},
+		{name: "auth aws and gcp", mutate: func(s *v1alpha1.ExternalListSpec) {
+			s.Auth = &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{Region: "eu-west-1"}, GCP: &v1alpha1.GCPAuth{}}
+		}, want: &rejection{"spec.auth", "at most one of aws, gcp and azure may be set"}},
+		{name: "auth azure shared key", mutate: func(s *v1alpha1.ExternalListSpec) {
+			s.Auth = &v1alpha1.StoreAuth{Azure: &v1alpha1.AzureAuth{SharedKey: &v1alpha1.AzureSharedKey{SecretRef: v1alpha1.SecretReference{Name: "az"}}}}
+		}},
+		{name: "auth azure workload identity", mutate: func(s *v1alpha1.ExternalListSpec) {
+			s.Auth = &v1alpha1.StoreAuth{Azure: &v1alpha1.AzureAuth{WorkloadIdentity: &v1alpha1.AzureWorkloadIdentity{}}}
+		}},
+		{name: "auth azure with neither", mutate: func(s *v1alpha1.ExternalListSpec) {
+			s.Auth = &v1alpha1.StoreAuth{Azure: &v1alpha1.AzureAuth{}}
+		}, want: &rejection{"spec.auth.azure", "exactly one of sharedKey and workloadIdentity must be set"}},
 		{name: "url too long", mutate: func(s *v1alpha1.ExternalListSpec) {
 			s.URL = "https://lists.example.com/" + strings.Repeat("a", 2049-len("https://lists.example.com/"))
 		}, want: &rejection{field: "spec.url"}},

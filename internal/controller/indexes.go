@@ -37,10 +37,7 @@ func indexEntries(ctx context.Context, idx client.FieldIndexer) error {
 
 func indexLists(ctx context.Context, idx client.FieldIndexer) error {
 	if err := idx.IndexField(ctx, &v1alpha1.ExternalList{}, secretRefField, func(o client.Object) []string {
-		if name := o.(*v1alpha1.ExternalList).HeadersSecretName(); name != "" {
-			return []string{name}
-		}
-		return nil
+		return o.(*v1alpha1.ExternalList).SecretNames()
 	}); err != nil {
 		return fmt.Errorf("index %s: %w", secretRefField, err)
 	}

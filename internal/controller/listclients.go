@@ -81,7 +81,7 @@ func (r *ListClients) For(ctx context.Context, xl *v1alpha1.ExternalList) (*etag
 	}
 	r.mu.Unlock()
 
-	opts, key, err := r.resolve(ctx, xl)
+	rawURL, opts, key, err := r.resolve(ctx, xl)
 	if err != nil {
 		return nil, "", err
 	}
@@ -93,7 +93,7 @@ func (r *ListClients) For(ctx context.Context, xl *v1alpha1.ExternalList) (*etag
 	}
 	sc, ok := r.byKey[key]
 	if !ok {
-		c, err := etagclient.New(xl.Spec.URL, append(append([]etagclient.Option(nil), r.Options...), opts...)...)
+		c, err := etagclient.New(rawURL, append(append([]etagclient.Option(nil), r.Options...), opts...)...)
 		if err != nil {
 			return nil, "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: err.Error()}
 		}
@@ -144,17 +144,38 @@ func (r *ListClients) release(key string) {
 	}
 }
 
+// stamp identifies what a list's client was built from: the list's UID and
+// generation, and the resourceVersion of every Secret it reads, so a
+// rotated Secret is picked up without a restart.
 func (r *ListClients) stamp(ctx context.Context, xl *v1alpha1.ExternalList) (string, error) {
-	rv := ""
-	if name := xl.HeadersSecretName(); name != "" {
+	st := fmt.Sprintf("%s/%d", xl.UID, xl.Generation)
+	for _, name := range xl.SecretNames() {
 		meta := &metav1.PartialObjectMetadata{}
 		meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
 		if err := r.Cached.Get(ctx, types.NamespacedName{Namespace: xl.Namespace, Name: name}, meta); err != nil {
 			return "", secretError(name, err)
 		}
-		rv = meta.ResourceVersion
+		st += "/" + meta.ResourceVersion
 	}
-	return fmt.Sprintf("%s/%d/%s", xl.UID, xl.Generation, rv), nil
+	return st, nil
+}
+
+// listURL returns the list's URL: spec.url, or the value of urlFrom's
+// Secret key. It is never printed; errors name the Secret and key only.
+func (r *ListClients) listURL(ctx context.Context, xl *v1alpha1.ExternalList) (string, error) {
+	if xl.Spec.URLFrom == nil {
+		return xl.Spec.URL, nil
+	}
+	ref := xl.Spec.URLFrom.SecretKeyRef
+	secret := &corev1.Secret{}
+	if err := r.Live.Get(ctx, types.NamespacedName{Namespace: xl.Namespace, Name: ref.Name}, secret); err != nil {
+		return "", secretError(ref.Name, err)
+	}
+	v, ok := secret.Data[ref.Key]
+	if !ok {
+		return "", &configError{reason: v1alpha1.ReasonSecretNotFound, msg: fmt.Sprintf("secret %q has no key %q", ref.Name, ref.Key)}
+	}
+	return strings.TrimSpace(string(v)), nil
 }
 
 func secretError(name string, err error) error {
@@ -167,20 +188,36 @@ func secretError(name string, err error) error {
 // resolve reads what xl needs (Secret headers, CA bundle), checks the host
 // against AllowedHosts, and returns the client options and the key that
 // identifies them.
-func (r *ListClients) resolve(ctx context.Context, xl *v1alpha1.ExternalList) ([]etagclient.Option, string, error) {
-	u, err := url.Parse(xl.Spec.URL)
+func (r *ListClients) resolve(ctx context.Context, xl *v1alpha1.ExternalList) (string, []etagclient.Option, string, error) {
+	opts, key, rawURL, err := r.resolveOptions(ctx, xl)
+	return rawURL, opts, key, err
+}
+
+func (r *ListClients) resolveOptions(ctx context.Context, xl *v1alpha1.ExternalList) ([]etagclient.Option, string, string, error) {
+	rawURL, err := r.listURL(ctx, xl)
+	if err != nil {
+		return nil, "", "", err
+	}
+	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.url must be an absolute http or https URL"}
+		what := "spec.url"
+		if xl.Spec.URLFrom != nil {
+			what = fmt.Sprintf("the URL in secret %q key %q", xl.Spec.URLFrom.SecretKeyRef.Name, xl.Spec.URLFrom.SecretKeyRef.Key)
+		}
+		return nil, "", "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: what + " must be an absolute http or https URL"}
 	}
 	if !hostAllowed(u, r.AllowedHosts) {
-		return nil, "", &configError{reason: v1alpha1.ReasonHostNotAllowed,
+		return nil, "", "", &configError{reason: v1alpha1.ReasonHostNotAllowed,
 			msg: fmt.Sprintf("host %q is not in the operator's --allowed-hosts", u.Hostname())}
 	}
 	if _, err := etagclient.ParsePointer(xl.Spec.ItemsPointer); err != nil {
-		return nil, "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.itemsPointer: " + err.Error()}
+		return nil, "", "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.itemsPointer: " + err.Error()}
+	}
+	if xl.Spec.Auth != nil {
+		return nil, "", "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.auth is not supported by this build of the operator yet"}
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%t\x00%s\x00", xl.Spec.URL, xl.Spec.ItemsPointer, xl.Spec.CreateIfMissing, xl.Spec.CABundle)
+	fmt.Fprintf(h, "%s\x00%s\x00%t\x00%s\x00", rawURL, xl.Spec.ItemsPointer, xl.Spec.CreateIfMissing, xl.Spec.CABundle)
 	opts := []etagclient.Option{
 		etagclient.WithItemsPointer(xl.Spec.ItemsPointer),
 		etagclient.WithCreateIfMissing(xl.Spec.CreateIfMissing),
@@ -188,11 +225,11 @@ func (r *ListClients) resolve(ctx context.Context, xl *v1alpha1.ExternalList) ([
 	if name := xl.HeadersSecretName(); name != "" {
 		secret := &corev1.Secret{}
 		if err := r.Live.Get(ctx, types.NamespacedName{Namespace: xl.Namespace, Name: name}, secret); err != nil {
-			return nil, "", secretError(name, err)
+			return nil, "", "", secretError(name, err)
 		}
 		headers, err := headersFrom(secret)
 		if err != nil {
-			return nil, "", err
+			return nil, "", "", err
 		}
 		keys := make([]string, 0, len(headers))
 		for k := range headers {
@@ -207,11 +244,11 @@ func (r *ListClients) resolve(ctx context.Context, xl *v1alpha1.ExternalList) ([
 	if xl.Spec.CABundle != "" {
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM([]byte(xl.Spec.CABundle)) {
-			return nil, "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.caBundle holds no PEM certificate"}
+			return nil, "", "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.caBundle holds no PEM certificate"}
 		}
 		opts = append(opts, etagclient.WithTLSConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}))
 	}
-	return opts, hex.EncodeToString(h.Sum(nil)), nil
+	return opts, hex.EncodeToString(h.Sum(nil)), rawURL, nil
 }
 
 // headersFrom turns a Secret's keys into request headers. Values are never

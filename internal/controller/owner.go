@@ -46,7 +46,12 @@ func (SoleOwner) OnGained(func([]int)) {}
 // documentKey identifies the document an ExternalList names: its URL and
 // items pointer. Reference counts are kept per document, so two
 // ExternalLists that name the same document share their IDs.
+// A URL from a Secret is not read here (it may carry a token, and this
+// runs on every event); the Secret's key stands for it.
 func documentKey(xl *v1alpha1.ExternalList) string {
+	if ref := xl.Spec.URLFrom; ref != nil {
+		return "secret:" + xl.Namespace + "/" + ref.SecretKeyRef.Name + "/" + ref.SecretKeyRef.Key + "\x00" + xl.Spec.ItemsPointer
+	}
 	return xl.Spec.URL + "\x00" + xl.Spec.ItemsPointer
 }
 
