@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/stores"
 )
 
 // ListClients keeps one combining ETag client per list configuration (URL,
@@ -213,9 +215,7 @@ func (r *ListClients) resolveOptions(ctx context.Context, xl *v1alpha1.ExternalL
 	if _, err := etagclient.ParsePointer(xl.Spec.ItemsPointer); err != nil {
 		return nil, "", "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.itemsPointer: " + err.Error()}
 	}
-	if xl.Spec.Auth != nil {
-		return nil, "", "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.auth is not supported by this build of the operator yet"}
-	}
+
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%t\x00%s\x00", rawURL, xl.Spec.ItemsPointer, xl.Spec.CreateIfMissing, xl.Spec.CABundle)
 	opts := []etagclient.Option{
@@ -241,6 +241,18 @@ func (r *ListClients) resolveOptions(ctx context.Context, xl *v1alpha1.ExternalL
 		}
 		opts = append(opts, etagclient.WithHeaders(headers))
 	}
+	if xl.Spec.Auth != nil {
+		storeOpts, fp, err := stores.Options(ctx, xl.Spec.Auth, rawURL, r.secretData(xl.Namespace))
+		if err != nil {
+			var cfgErr *configError
+			if errors.As(err, &cfgErr) || !errors.Is(err, stores.ErrSpec) {
+				return nil, "", "", err
+			}
+			return nil, "", "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: err.Error()}
+		}
+		fmt.Fprintf(h, "auth\x00%s\x00", fp)
+		opts = append(opts, storeOpts...)
+	}
 	if xl.Spec.CABundle != "" {
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM([]byte(xl.Spec.CABundle)) {
@@ -249,6 +261,18 @@ func (r *ListClients) resolveOptions(ctx context.Context, xl *v1alpha1.ExternalL
 		opts = append(opts, etagclient.WithTLSConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}))
 	}
 	return opts, hex.EncodeToString(h.Sum(nil)), rawURL, nil
+}
+
+// secretData reads Secrets of namespace from the API server (the cache
+// holds only their metadata).
+func (r *ListClients) secretData(namespace string) stores.SecretFunc {
+	return func(ctx context.Context, name string) (map[string][]byte, error) {
+		secret := &corev1.Secret{}
+		if err := r.Live.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, secret); err != nil {
+			return nil, secretError(name, err)
+		}
+		return secret.Data, nil
+	}
 }
 
 // headersFrom turns a Secret's keys into request headers. Values are never

@@ -1,8 +1,8 @@
 package etagclient
 
 import (
-	"errors"
 	"fmt"
+	"time"
 )
 
 // cycle runs one read-modify-write for the batch, retrying after lost writes
@@ -99,17 +99,20 @@ func (c *Client) cycle(batch []*op) ([]*op, outcome) {
 // refresh reads the document into the cache. A weak ETag is waited out for
 // up to the weak-ETag wait: Apache serves one for a second after each
 // write, because the file's modification time cannot yet tell two versions
-// apart.
+// apart. The wait starts again whenever the weak ETag changes, since that
+// means other writers are making progress, not that the server will never
+// be safe to write to.
 func (c *Client) refresh() error {
-	var weakSince int64 = -1
+	var weakSince time.Time
+	lastWeak := ""
 	for {
 		ans, err := c.get(c.ctx, c.cache.validator())
-		if errors.Is(err, ErrWeakETag) && c.cfg.weakETagWait > 0 {
-			now := c.cfg.clock.Now().UnixNano()
-			if weakSince < 0 {
-				weakSince = now
+		if tag, weak := weakTag(err); weak && c.cfg.weakETagWait > 0 {
+			now := c.cfg.clock.Now()
+			if weakSince.IsZero() || tag != lastWeak {
+				weakSince, lastWeak = now, tag
 			}
-			if now-weakSince < int64(c.cfg.weakETagWait) {
+			if now.Sub(weakSince) < c.cfg.weakETagWait {
 				select {
 				case <-c.cfg.clock.After(weakETagPoll):
 					continue

@@ -1,6 +1,7 @@
 package etagclient
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -24,7 +25,7 @@ func ParseETag(h http.Header) (string, error) {
 // string of visible characters, without the W/ prefix.
 func ValidateETag(tag string) (string, error) {
 	if strings.HasPrefix(tag, "W/") {
-		return "", ErrWeakETag
+		return "", &weakETagError{tag: tag}
 	}
 	if len(tag) < 2 || tag[0] != '"' || tag[len(tag)-1] != '"' {
 		return "", fmt.Errorf("%w: not a quoted string", ErrMalformedETag)
@@ -36,4 +37,21 @@ func ValidateETag(tag string) (string, error) {
 		}
 	}
 	return tag, nil
+}
+
+// weakETagError is ErrWeakETag with the tag that was sent, so that a reader
+// waiting for a strong one can tell whether the document moved meanwhile.
+type weakETagError struct{ tag string }
+
+func (e *weakETagError) Error() string { return ErrWeakETag.Error() }
+
+func (e *weakETagError) Unwrap() error { return ErrWeakETag }
+
+// weakTag returns the weak tag err reports, if it is a weak-ETag error.
+func weakTag(err error) (string, bool) {
+	var w *weakETagError
+	if errors.As(err, &w) {
+		return w.tag, true
+	}
+	return "", false
 }

@@ -1,0 +1,20 @@
+// Package stores turns an ExternalList's spec.auth into ETag client
+// options: a Signer built from the store provider's own Go library, the
+// store's precondition style and the statuses it uses for lost races.
+//
+//   - aws: SigV4 with aws-sdk-go-v2's signer; credentials from a Secret or
+//     the SDK's default chain (IRSA web identity, EKS Pod Identity, the
+//     environment), cached and refreshed by aws.CredentialsCache. S3's 409
+//     ConditionalRequestConflict counts as a conflict.
+//   - gcp: OAuth2 bearer tokens from golang.org/x/oauth2/google, from a
+//     service-account key in a Secret or Application Default Credentials
+//     (GKE Workload Identity), reused until shortly before they expire.
+//     Writes are conditional on the object generation.
+//   - azure: with a shared key, a short-lived service SAS for the blob,
+//     signed by the Azure SDK (sas.BlobSignatureValues.SignWithSharedKey)
+//     and renewed before it expires; with workload identity, Entra tokens
+//     from azidentity. A 409 on create counts as a conflict.
+//
+// No signing or token code is written here; credentials never appear in
+// errors or logs.
+package stores

@@ -1,0 +1,75 @@
+package stores
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/etagclient"
+)
+
+// SecretFunc returns the data of the named Secret in the list's namespace.
+type SecretFunc func(ctx context.Context, name string) (map[string][]byte, error)
+
+// ErrSpec is wrapped by the errors of a spec.auth that cannot work as
+// written (a Secret without the keys it needs, a malformed key).
+var ErrSpec = errors.New("invalid store credentials")
+
+// Options returns the client options for auth, and a fingerprint of the
+// credentials it read, so that a client is rebuilt when they change. rawURL
+// is the list's URL. auth must not be nil.
+func Options(ctx context.Context, auth *v1alpha1.StoreAuth, rawURL string, secret SecretFunc) ([]etagclient.Option, string, error) {
+	switch {
+	case auth.AWS != nil:
+		return awsOptions(ctx, auth.AWS, secret)
+	case auth.GCP != nil:
+		return gcpOptions(ctx, auth.GCP, secret)
+	case auth.Azure != nil:
+		return azureOptions(ctx, auth.Azure, rawURL, secret)
+	default:
+		return nil, "", fmt.Errorf("%w: spec.auth names no store", ErrSpec)
+	}
+}
+
+// keys reads the named keys of a Secret; a missing one is an ErrSpec error
+// that names the Secret and the key, never a value.
+func keys(ctx context.Context, secret SecretFunc, name string, required []string, optional ...string) (map[string]string, error) {
+	data, err := secret(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, k := range required {
+		v, ok := data[k]
+		if !ok || len(v) == 0 {
+			return nil, fmt.Errorf("%w: secret %q has no key %q", ErrSpec, name, k)
+		}
+		out[k] = string(v)
+	}
+	for _, k := range optional {
+		if v, ok := data[k]; ok {
+			out[k] = string(v)
+		}
+	}
+	return out, nil
+}
+
+// fingerprint hashes credentials so that a changed Secret yields a new
+// client, without keeping the values themselves.
+func fingerprint(kind string, vals map[string]string) string {
+	ks := make([]string, 0, len(vals))
+	for k := range vals {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	h := sha256.New()
+	h.Write([]byte(kind))
+	for _, k := range ks {
+		fmt.Fprintf(h, "\x00%s\x00%s", k, vals[k])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
