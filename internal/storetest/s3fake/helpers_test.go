@@ -22,6 +22,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"net/http"
 	"sync"
@@ -115,23 +116,37 @@ func hexSHA256(b []byte) string {
 // newRequest builds a request for url with body and extra headers.
 func newRequest(t *testing.T, method, url string, body []byte, header http.Header) *http.Request {
 	t.Helper()
+	req, err := buildRequest(method, url, body, header)
+	if err != nil {
+		t.Fatalf("new request: %v", err)
+	}
+	return req
+}
+
+func buildRequest(method, url string, body []byte, header http.Header) (*http.Request, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
 	req, err := http.NewRequestWithContext(context.Background(), method, url, rd)
 	if err != nil {
-		t.Fatalf("new request: %v", err)
+		return nil, err
 	}
 	for k, vs := range header {
 		req.Header[k] = vs
 	}
-	return req
+	return req, nil
 }
 
 // sign signs req with aws-sdk-go-v2's signer, as a client of S3 does.
 func sign(t *testing.T, req *http.Request, body []byte, sg signing) {
 	t.Helper()
+	if err := trySign(req, body, sg); err != nil {
+		t.Fatalf("sign: %v", err)
+	}
+}
+
+func trySign(req *http.Request, body []byte, sg signing) error {
 	sg = sg.withDefaults()
 	hash := sg.payloadHash
 	if hash == "" {
@@ -139,17 +154,26 @@ func sign(t *testing.T, req *http.Request, body []byte, sg signing) {
 	}
 	req.Header.Set("X-Amz-Content-Sha256", hash)
 	signer := v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = !sg.escapePath })
-	if err := signer.SignHTTP(context.Background(), sg.creds, req, hash, sg.service, sg.region, sg.at); err != nil {
-		t.Fatalf("sign: %v", err)
-	}
+	return signer.SignHTTP(context.Background(), sg.creds, req, hash, sg.service, sg.region, sg.at)
 }
 
 // signedRequest builds and signs a request in one go.
 func signedRequest(t *testing.T, method, url string, body []byte, header http.Header, sg signing) *http.Request {
 	t.Helper()
-	req := newRequest(t, method, url, body, header)
-	sign(t, req, body, sg)
+	req, err := buildSigned(method, url, body, header, sg)
+	if err != nil {
+		t.Fatalf("signed request: %v", err)
+	}
 	return req
+}
+
+// buildSigned is signedRequest for goroutines other than the test's.
+func buildSigned(method, url string, body []byte, header http.Header, sg signing) (*http.Request, error) {
+	req, err := buildRequest(method, url, body, header)
+	if err != nil {
+		return nil, err
+	}
+	return req, trySign(req, body, sg)
 }
 
 // answer is what a test looks at in a response.
@@ -177,23 +201,42 @@ type s3ErrorBody struct {
 
 func do(t *testing.T, client *http.Client, req *http.Request) answer {
 	t.Helper()
+	a, err := tryDo(client, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// tryDo is do for goroutines other than the test's.
+func tryDo(client *http.Client, req *http.Request) (answer, error) {
 	resp, err := client.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+		return answer{}, fmt.Errorf("%s %s: %w", req.Method, req.URL, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatalf("read body: %v", err)
+		return answer{}, fmt.Errorf("read body: %w", err)
 	}
 	a := answer{status: resp.StatusCode, header: resp.Header, body: body}
 	if resp.StatusCode >= 300 && len(body) > 0 {
 		if err := xml.Unmarshal(body, &a.err); err != nil {
-			t.Fatalf("%s %s: %d with a body that is not S3 XML: %v\n%s", req.Method, req.URL, resp.StatusCode, err, body)
+			return a, fmt.Errorf("%s %s: %d with a body that is not S3 XML: %w\n%s", req.Method, req.URL, resp.StatusCode, err, body)
 		}
 		a.code = a.err.Code
 	}
-	return a
+	return a, nil
+}
+
+// signedDo builds, signs and sends a request, for goroutines other than
+// the test's.
+func signedDo(client *http.Client, method, url string, body []byte, header http.Header, sg signing) (answer, error) {
+	req, err := buildSigned(method, url, body, header, sg)
+	if err != nil {
+		return answer{}, err
+	}
+	return tryDo(client, req)
 }
 
 // objectURL is the URL of key in testBucket.

@@ -29,7 +29,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 )
@@ -39,7 +38,6 @@ import (
 // use.
 type Server struct {
 	cfg     config
-	signer  *v4.Signer
 	backend *s3mem.Backend
 	store   http.Handler // gofakes3
 	locks   keyLocks
@@ -82,7 +80,6 @@ func New(opts ...Option) (*Server, error) {
 	).Server()
 	return &Server{
 		cfg:       cfg,
-		signer:    v4.NewSigner(),
 		backend:   backend,
 		store:     store,
 		locks:     keyLocks{m: map[string]*keyLock{}},

@@ -364,6 +364,10 @@ func (s *Server) verify(r *http.Request, c aws.Credentials, sp sigParams, presig
 			with("HeadersNotSigned", missing)
 	}
 	req := signable(r, sp.signedHeaders, presigned)
+	// A signer per request: v4.Signer caches derived keys by access key
+	// ID, day, region and service, not by secret, so a shared one would
+	// go on accepting the old secret after SetCredentials changed it.
+	signer := v4.NewSigner()
 	var trace signingTrace
 	opts := func(o *v4.SignerOptions) {
 		// S3 signs the path as sent, without escaping it a second time.
@@ -374,7 +378,7 @@ func (s *Server) verify(r *http.Request, c aws.Credentials, sp sigParams, presig
 	}
 	var gotHeaders, want string
 	if presigned {
-		signed, _, err := s.signer.PresignHTTP(r.Context(), c, req, sp.payloadHash, Service, s.cfg.region, sp.signingTime, opts)
+		signed, _, err := signer.PresignHTTP(r.Context(), c, req, sp.payloadHash, Service, s.cfg.region, sp.signingTime, opts)
 		if err != nil {
 			return InternalError()
 		}
@@ -384,7 +388,7 @@ func (s *Server) verify(r *http.Request, c aws.Credentials, sp sigParams, presig
 		}
 		gotHeaders, want = u.Query().Get(qSignedHeaders), u.Query().Get(qSignature)
 	} else {
-		if err := s.signer.SignHTTP(r.Context(), c, req, sp.payloadHash, Service, s.cfg.region, sp.signingTime, opts); err != nil {
+		if err := signer.SignHTTP(r.Context(), c, req, sp.payloadHash, Service, s.cfg.region, sp.signingTime, opts); err != nil {
 			return InternalError()
 		}
 		recomputed, _ := s.parseAuthorization(req.Header.Get("Authorization"))
