@@ -153,10 +153,10 @@ func errNotImplemented(header string) *Error {
 		with("Header", header)
 }
 
-func errEntityTooLarge(max int64) *Error {
+func errEntityTooLarge(limit int64) *Error {
 	return (&Error{Status: http.StatusBadRequest, Code: "EntityTooLarge",
 		Message: "Your proposed upload exceeds the maximum allowed size"}).
-		with("MaxSizeAllowed", strconv.FormatInt(max, 10))
+		with("MaxSizeAllowed", strconv.FormatInt(limit, 10))
 }
 
 func errPreconditionFailed(condition string) *Error {
