@@ -109,7 +109,7 @@ func (s *Server) authenticate(r *http.Request, now time.Time) (principal, *Error
 	switch {
 	case authz != "" && presigned:
 		return principal{}, errInvalidArgument("Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, Signature query string parameter or the Authorization header should be specified",
-			"Authorization", authz)
+			"Authorization", authScheme(authz))
 	case presigned:
 		return s.authenticateQuery(r, q, now)
 	case authz != "":
@@ -247,7 +247,7 @@ func (s *Server) parseAuthorization(authz string) (sigParams, *Error) {
 		if strings.HasPrefix(authz, "AWS ") || strings.HasPrefix(authz, "AWS4-") {
 			return sp, errUnsupportedAuth("The authorization mechanism you have provided is not supported. Please use AWS4-HMAC-SHA256.")
 		}
-		return sp, errInvalidArgument("Unsupported Authorization Type", "Authorization", authz)
+		return sp, errInvalidArgument("Unsupported Authorization Type", "Authorization", authScheme(authz))
 	}
 	var credential string
 	for part := range strings.SplitSeq(rest, ",") {
@@ -273,6 +273,13 @@ func (s *Server) parseAuthorization(authz string) (sigParams, *Error) {
 	var e *Error
 	sp.accessKeyID, sp.scopeDay, e = s.parseCredential(credential, errHeaderMalformed)
 	return sp, e
+}
+
+// authScheme is the first word of an Authorization header: errors name it,
+// never the credentials that follow it (a bearer token, say).
+func authScheme(authz string) string {
+	scheme, _, _ := strings.Cut(authz, " ")
+	return scheme
 }
 
 // parseCredential parses "<AKID>/<YYYYMMDD>/<region>/s3/aws4_request" and

@@ -335,10 +335,15 @@ func TestHeaderSignature(t *testing.T) {
 		{
 			name: "bearer token",
 			req: func(t *testing.T, url string) *http.Request {
-				return newRequest(t, http.MethodGet, url, nil, http.Header{"Authorization": {"Bearer abc"}})
+				return newRequest(t, http.MethodGet, url, nil, http.Header{"Authorization": {"Bearer s3cr3t-bearer-token"}})
 			},
 			wantStatus: http.StatusBadRequest,
 			wantCode:   "InvalidArgument",
+			check: func(t *testing.T, a answer) {
+				if strings.Contains(string(a.body), "s3cr3t-bearer-token") {
+					t.Errorf("the error body repeats the bearer token:\n%s", a.body)
+				}
+			},
 		},
 		{
 			name: "Authorization without Signature",
