@@ -19,6 +19,7 @@ package s3fake
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -148,5 +149,21 @@ func TestTokenNotServedBack(t *testing.T) {
 		case "X-Amz-Security-Token", "X-Amz-Date", "X-Amz-Content-Sha256", "Authorization":
 			t.Errorf("GET answer carries the PUT's %s", k)
 		}
+	}
+}
+
+// TestSignatureErrorShowsToken pins that SignatureDoesNotMatch carries the
+// canonical request, session token included, as S3's does: a client must
+// not log S3 error bodies as they come.
+func TestSignatureErrorShowsToken(t *testing.T) {
+	s, _ := startServer(t, WithCredentials(sessionCreds))
+	wrong := sessionCreds
+	wrong.SecretAccessKey = "wrong-secret"
+	a := do(t, s.Client(), signedRequest(t, http.MethodGet, objectURL(s, "doc"), nil, nil, signing{creds: wrong}))
+	if a.code != "SignatureDoesNotMatch" {
+		t.Fatalf("got %d %q, want 403 SignatureDoesNotMatch", a.status, a.code)
+	}
+	if !strings.Contains(a.err.CanonicalRequest, "x-amz-security-token:"+sessionCreds.SessionToken) {
+		t.Errorf("CanonicalRequest lacks the token:\n%s", a.err.CanonicalRequest)
 	}
 }

@@ -75,6 +75,9 @@ limitations under the License.
 //     <HeadersNotSigned>.
 //   - a signature that does not match: 403 SignatureDoesNotMatch, with
 //     S3's <StringToSign>, <SignatureProvided> and <CanonicalRequest> (ours).
+//     Like S3's, the canonical request shows the signed header values,
+//     X-Amz-Security-Token included: a client must not log error bodies as
+//     they come.
 //   - a body whose SHA-256 is not the signed x-amz-content-sha256: 400
 //     XAmzContentSHA256Mismatch. A presigned URL's payload is unsigned
 //     unless it signed a hash.
