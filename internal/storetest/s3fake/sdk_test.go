@@ -190,8 +190,8 @@ func TestSDKClientOverTLS(t *testing.T) {
 			}
 			s.StartTLS()
 			t.Cleanup(s.Close)
-			if !strings.HasPrefix(s.URL(), "https://127.0.0.1:") {
-				t.Fatalf("URL = %s, want https on 127.0.0.1", s.URL())
+			if !strings.HasPrefix(s.URL(), "https://127.0.0.1:") || s.Certificate() == nil {
+				t.Fatalf("URL = %s, certificate %v: want https on 127.0.0.1 with a certificate", s.URL(), s.Certificate())
 			}
 			client := sdkClient(s, DefaultCredentials(), func(o *s3.Options) { o.RequestChecksumCalculation = tt.checksum })
 			_, err = client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(testBucket), Key: aws.String("doc.json"), Body: strings.NewReader("v1")})

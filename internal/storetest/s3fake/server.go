@@ -18,6 +18,7 @@ package s3fake
 
 import (
 	"bytes"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"net"
@@ -241,6 +242,18 @@ func (s *Server) Client() *http.Client {
 		return http.DefaultClient
 	}
 	return s.ts.Client()
+}
+
+// Certificate returns the certificate the Server serves under StartTLS,
+// for a test that must hand it on as a CA bundle (spec.caBundle), or nil
+// before StartTLS.
+func (s *Server) Certificate() *x509.Certificate {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ts == nil {
+		return nil
+	}
+	return s.ts.Certificate()
 }
 
 // Close stops serving and waits for requests in flight. It is safe to call
