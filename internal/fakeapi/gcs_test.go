@@ -256,3 +256,32 @@ func TestGCSStateFileKeepsGenerations(t *testing.T) {
 		t.Errorf("generations given to an old state file: /a %d, /b %d; want positive, in path order", ga, gb)
 	}
 }
+
+// TestGCSNotModifiedHidesANewGeneration pins a trap of MD5 ETags: after
+// A, B and A again, a read that revalidates with A's ETag gets 304 (the
+// content is the same) although the generation moved on twice, and the
+// 304 does not say so. A client that keeps the generation of its first
+// read gets 412 on its next write and must read again without
+// If-None-Match.
+func TestGCSNotModifiedHidesANewGeneration(t *testing.T) {
+	s, ts := start(t, fakeapi.WithProfile(fakeapi.ProfileGCS))
+	c := rawClient(t)
+	mustSet(t, s, listA, docA)
+	first := mustCall(t, c, "GET", ts.URL+listA, "", nil)
+	mustSet(t, s, listA, docB)
+	mustSet(t, s, listA, docA)
+
+	res := mustCall(t, c, "GET", ts.URL+listA, "", map[string]string{"If-None-Match": first.header.Get("ETag")})
+	if res.code != 304 || res.header.Get(fakeapi.HeaderGeneration) != "" {
+		t.Fatalf("revalidation = %d with generation %q, want 304 without one", res.code, res.header.Get(fakeapi.HeaderGeneration))
+	}
+	res = mustCall(t, c, "PUT", ts.URL+listA, docB, gcsHeader(fakeapi.HeaderIfGenerationMatch, first.header.Get(fakeapi.HeaderGeneration)))
+	if res.code != 412 {
+		t.Fatalf("write with the first read's generation = %d, want 412", res.code)
+	}
+	res = mustCall(t, c, "GET", ts.URL+listA, "", nil)
+	res = mustCall(t, c, "PUT", ts.URL+listA, docB, gcsHeader(fakeapi.HeaderIfGenerationMatch, res.header.Get(fakeapi.HeaderGeneration)))
+	if res.code != 200 {
+		t.Fatalf("write after a full read = %d, want 200", res.code)
+	}
+}
