@@ -66,7 +66,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&o.addr, "addr", defaultAddr, "listen address")
-	fs.TextVar(&o.profile, "profile", fakeapi.ProfileStrict, "behave like the kind of server `name`, one of: "+profileNames())
+	fs.TextVar(&o.profile, "profile", fakeapi.ProfileStrict, "behave like the kind of server `name`, one of: "+profileNames()+" (gcs: writes are conditional on x-goog-if-generation-match and need a bearer token, any one unless --token is set)")
 	fs.DurationVar(&o.weakWindow, "weak-window", fakeapi.DefaultWeakWindow, "with --profile webdav, how long after a write a document's ETag stays weak (0: never)")
 	fs.DurationVar(&o.latency, "latency", 0, "latency added to every list request")
 	fs.DurationVar(&o.latencyJitter, "latency-jitter", 0, "extra random latency in [0, jitter)")
@@ -76,7 +76,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.Float64Var(&o.rateCommitDrop, "rate-commit-drop", 0, "probability that a PUT or DELETE is processed and then its connection dropped without an answer")
 	fs.Float64Var(&o.rateReset, "rate-reset", 0, "probability that a request's connection is reset before anything is processed")
 	fs.Int64Var(&o.seed, "seed", fakeapi.DefaultSeed, "seed of the fault and jitter random source")
-	fs.BoolVar(&o.requireIfMatch, "require-if-match", true, "answer 428 to a PUT without If-Match or If-None-Match: *, and to a DELETE without If-Match (profiles s3, azure-blob and webdav never do)")
+	fs.BoolVar(&o.requireIfMatch, "require-if-match", true, "answer 428 to a PUT without If-Match or If-None-Match: *, and to a DELETE without If-Match (profiles s3, azure-blob, webdav and gcs never do)")
 	fs.StringVar(&o.stateFile, "state-file", "", "persist documents and the ETag counter in this file (loaded at start, rewritten atomically on every commit)")
 	fs.StringVar(&o.token, "token", "", "require Authorization: Bearer <token> (prefer --token-file: flags are visible to other users)")
 	fs.StringVar(&o.tokenFile, "token-file", "", "read the bearer token from this file")

@@ -19,8 +19,8 @@ limitations under the License.
 // It stores JSON documents in memory by URL path and enforces the list HTTP
 // contract: strong ETags, If-Match writes (428 without), If-None-Match: *
 // creation, 412 on stale tags. --profile makes it behave like another kind
-// of server instead (s3, azure-blob, webdav, quirky; see the profiles in
-// the package doc of internal/fakeapi). Flags inject latency and faults;
+// of server instead (s3, azure-blob, webdav, quirky, gcs; see the profiles
+// in the package doc of internal/fakeapi). Flags inject latency and faults;
 // the routes under /_fakeapi/ serve stats and health and change faults at
 // run time. Run it with -h for the flags.
 package main

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -183,7 +184,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"empty token file", []string{"--token-file", writeFile(t, dir, "empty", "\n")}},
 		{"bad max body", []string{"--max-body-bytes", "0"}},
 		{"bad address", []string{"--addr", "127.0.0.1:notaport"}},
-		{"unknown profile", []string{"--profile", "gcs"}},
+		{"unknown profile", []string{"--profile", "minio"}},
 		{"empty profile", []string{"--profile", ""}},
 		{"negative weak window", []string{"--profile", "webdav", "--weak-window", "-1s"}},
 	}
@@ -232,14 +233,16 @@ func writeFile(t *testing.T, dir, name, content string) string {
 
 // TestRunProfile starts the binary's run under each profile and checks
 // that the start line names it and that the server behaves like it: a PUT
-// without any precondition is refused (428) by strict servers only, and
-// each profile answers a create in its own way.
+// without any precondition is refused (428) by strict servers only (and
+// by gcs with 401 when it carries no bearer token), and each profile
+// answers a create in its own way.
 func TestRunProfile(t *testing.T) {
 	tests := []struct {
 		args        []string
 		wantProfile string
 		wantCode    int    // PUT /lists/new without precondition
 		wantETag    string // regexp for the ETag of GET /lists/a; "" for none
+		bearer      bool   // the PUT carries a bearer token
 	}{
 		{args: nil, wantProfile: "strict", wantCode: 428, wantETag: `^"v\d+-[0-9a-f]{16}"$`},
 		{args: []string{"--profile", "strict"}, wantProfile: "strict", wantCode: 428, wantETag: `^"v\d+-[0-9a-f]{16}"$`},
@@ -250,12 +253,14 @@ func TestRunProfile(t *testing.T) {
 		{args: []string{"--profile", "webdav"}, wantProfile: "webdav", wantCode: 201, wantETag: `^(W/)?"[0-9a-f]+-[0-9a-f]{13}"$`},
 		{args: []string{"--profile", "webdav", "--weak-window", "0"}, wantProfile: "webdav", wantCode: 201, wantETag: `^"[0-9a-f]+-[0-9a-f]{13}"$`},
 		{args: []string{"--profile", "quirky"}, wantProfile: "quirky", wantCode: 428, wantETag: `^"v\d+-[0-9a-f]{16}"$`},
+		{args: []string{"--profile", "gcs"}, wantProfile: "gcs", wantCode: 401, wantETag: `^"[0-9a-f]{32}"$`},
+		{args: []string{"--profile", "gcs"}, wantProfile: "gcs", wantCode: 200, wantETag: `^"[0-9a-f]{32}"$`, bearer: true},
 	}
 	tr := &http.Transport{DisableCompression: true}
 	defer tr.CloseIdleConnections()
 	c := &http.Client{Transport: tr}
 	for _, tt := range tests {
-		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s bearer %v", strings.Join(tt.args, " "), tt.bearer), func(t *testing.T) {
 			args := append([]string{"--addr", "127.0.0.1:0", "--seed-doc", `/lists/a=["a"]`}, tt.args...)
 			base, profile, stop := startRunProfile(t, args...)
 			defer func() {
@@ -270,7 +275,14 @@ func TestRunProfile(t *testing.T) {
 			if !regexp.MustCompile(tt.wantETag).MatchString(resp.Header.Get("ETag")) {
 				t.Errorf("ETag = %q, want %s", resp.Header.Get("ETag"), tt.wantETag)
 			}
-			resp, body := do(t, c, "PUT", base+"/lists/new", `["b"]`, map[string]string{"x-ms-blob-type": "BlockBlob"})
+			if gen := resp.Header.Get(fakeapi.HeaderGeneration); (gen != "") != (tt.wantProfile == "gcs") {
+				t.Errorf("%s = %q under %s", fakeapi.HeaderGeneration, gen, tt.wantProfile)
+			}
+			header := map[string]string{"x-ms-blob-type": "BlockBlob"}
+			if tt.bearer {
+				header["Authorization"] = "Bearer any"
+			}
+			resp, body := do(t, c, "PUT", base+"/lists/new", `["b"]`, header)
 			if resp.StatusCode != tt.wantCode {
 				t.Errorf("PUT without precondition = %d %q, want %d", resp.StatusCode, body, tt.wantCode)
 			}

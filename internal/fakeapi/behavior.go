@@ -54,6 +54,16 @@ type behavior struct {
 	// overlapConflict answers 409 to a conditional PUT that arrives while
 	// another conditional PUT to the same path is in progress.
 	overlapConflict bool
+	// generations makes writes conditional by generation (GCS): PUT and
+	// DELETE honour x-goog-if-generation-match and
+	// x-goog-if-metageneration-match and ignore If-Match and
+	// If-None-Match; answers that carry a document name its generation
+	// (x-goog-generation and the other x-goog- headers).
+	generations bool
+	// writesNeedBearer answers 401 to a PUT or DELETE without an
+	// "Authorization: Bearer" token even when no token is configured, as a
+	// store that serves public reads but never anonymous writes.
+	writesNeedBearer bool
 }
 
 // behaviors holds the behaviour of every profile.
@@ -103,5 +113,15 @@ var behaviors = map[Profile]behavior{
 		existsCode:     http.StatusPreconditionFailed,
 		etagOn304:      true,
 		slashRedirect:  true,
+	},
+	ProfileGCS: {
+		tags:             tagMD5,
+		errors:           errorsGCS,
+		put:              putEmpty,
+		noDocumentCode:   http.StatusPreconditionFailed,
+		existsCode:       http.StatusPreconditionFailed,
+		etagOn304:        true,
+		generations:      true,
+		writesNeedBearer: true,
 	},
 }

@@ -36,9 +36,11 @@ type listDoc struct {
 // addItem is a minimal optimistic read-modify-write client: it adds item
 // to the list at url unless it is already there, retrying on conflicts
 // (412, and S3's 409), injected faults and ambiguous transport errors. It
-// asks for identity coding, so that its tags stay strong under webdav, and
-// sends x-ms-blob-type for azure-blob. It reports how many of its PUTs
-// were answered with a 2xx code.
+// asks for identity coding, so that its tags stay strong under webdav,
+// sends x-ms-blob-type for azure-blob and a bearer token for gcs, and
+// conditions its write on what the read named: the generation when there
+// is an x-goog-generation (gcs ignores If-Match on writes), else the ETag.
+// It reports how many of its PUTs were answered with a 2xx code.
 func addItem(c *http.Client, url, item string) (answered int, err error) {
 	for attempt := 0; attempt < 1000; attempt++ {
 		res, err := call(c, "GET", url, "", map[string]string{"Accept-Encoding": "identity"})
@@ -54,9 +56,15 @@ func addItem(c *http.Client, url, item string) (answered int, err error) {
 		}
 		d.Items = append(d.Items, item)
 		next, _ := json.Marshal(d)
-		res, err = call(c, "PUT", url, string(next), map[string]string{
-			"If-Match": res.header.Get("ETag"), "Content-Type": "application/json", "x-ms-blob-type": "BlockBlob",
-		})
+		header := map[string]string{
+			"Content-Type": "application/json", "x-ms-blob-type": "BlockBlob", "Authorization": "Bearer rmw",
+		}
+		if gen := res.header.Get(fakeapi.HeaderGeneration); gen != "" {
+			header[fakeapi.HeaderIfGenerationMatch] = gen
+		} else {
+			header["If-Match"] = res.header.Get("ETag")
+		}
+		res, err = call(c, "PUT", url, string(next), header)
 		if err == nil && res.code/100 == 2 {
 			return answered + 1, nil
 		}
@@ -128,6 +136,9 @@ func checkNoLostCommits(t *testing.T, s *fakeapi.Server, want int, answered int6
 	hist := s.History(listA)
 	var prev listDoc
 	for i, v := range hist {
+		if i > 0 && v.Generation <= hist[i-1].Generation {
+			t.Fatalf("version %d has generation %d, not above %d", i, v.Generation, hist[i-1].Generation)
+		}
 		var d listDoc
 		if err := json.Unmarshal(v.Body, &d); err != nil {
 			t.Fatalf("version %d: %v", i, err)

@@ -25,6 +25,10 @@ import (
 type conditions struct {
 	ifMatch     etagList
 	ifNoneMatch etagList
+	// ifGeneration and ifMetageneration are x-goog-if-generation-match
+	// and x-goog-if-metageneration-match, read only under generations.
+	ifGeneration     generationMatch
+	ifMetageneration generationMatch
 }
 
 // parseConditions parses If-Match and If-None-Match. An empty If-None-Match
@@ -48,9 +52,10 @@ func parseConditions(h http.Header) (conditions, error) {
 
 // current is the state preconditions are evaluated against.
 type current struct {
-	exists bool
-	opaque string // the document's entity tag, without quotes
-	weak   bool   // the tag is weak now, so no If-Match tag matches it
+	exists     bool
+	opaque     string // the document's entity tag, without quotes
+	weak       bool   // the tag is weak now, so no If-Match tag matches it
+	generation int64
 }
 
 // verdict is the outcome of evaluating a request's preconditions.
@@ -69,10 +74,14 @@ const (
 	exists
 	// tagListed: If-None-Match listed the document's tag on a write.
 	tagListed
+	// generationMismatch: x-goog-if-generation-match or
+	// x-goog-if-metageneration-match does not hold.
+	generationMismatch
 )
 
 // evaluate applies RFC 9110 section 13.2.2 (If-Match first, then
-// If-None-Match) to cur; safe is true for GET and HEAD.
+// If-None-Match) to cur, then the generation preconditions; safe is true
+// for GET and HEAD.
 func (c conditions) evaluate(cur current, safe bool) verdict {
 	if c.ifMatch.present && !c.ifMatch.matchStrong(cur.exists, cur.opaque, cur.weak) {
 		if !cur.exists {
@@ -90,6 +99,10 @@ func (c conditions) evaluate(cur current, safe bool) verdict {
 			return tagListed
 		}
 	}
+	if (c.ifGeneration.present && !c.ifGeneration.holds(cur.exists, cur.generation)) ||
+		(c.ifMetageneration.present && !c.ifMetageneration.holdsMeta(cur.exists)) {
+		return generationMismatch
+	}
 	return proceed
 }
 
@@ -103,6 +116,8 @@ func (s *Server) failPrecondition(r *http.Request, v verdict) response {
 		return s.fail(r, s.b.existsCode, "", "the document exists (If-None-Match: *)")
 	case tagListed:
 		return s.fail(r, http.StatusPreconditionFailed, "", "If-None-Match lists the current ETag")
+	case generationMismatch:
+		return s.fail(r, http.StatusPreconditionFailed, "", "At least one of the pre-conditions you specified did not hold.")
 	default:
 		return s.fail(r, http.StatusPreconditionFailed, "", "If-Match does not match the current ETag")
 	}

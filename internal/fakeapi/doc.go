@@ -21,8 +21,9 @@ limitations under the License.
 // default it is strict: every write is conditional unless configured
 // otherwise, every version gets a strong ETag that is never handed out
 // twice, and nothing is ever half-written. Profiles (see "Profiles") make
-// it behave like S3, Azure Blob Storage, Apache WebDAV or a quirky API
-// instead; whatever the profile, nothing is ever half-written or lost.
+// it behave like S3, Azure Blob Storage, Google Cloud Storage, Apache
+// WebDAV or a quirky API instead; whatever the profile, nothing is ever
+// half-written or lost.
 //
 // Build a Server with New and serve it, for example with
 // httptest.NewServer. The same handler runs in the cmd/fakeapi binary.
@@ -54,6 +55,8 @@ limitations under the License.
 //     If-None-Match matches nothing either, so it never blocks the request
 //     and counts as absent (a PUT carrying only it still gets 428).
 //   - With WithToken, a missing or wrong "Authorization: Bearer" gets 401.
+//     With WithTokenCheck, so does a token the check refuses (unknown or
+//     expired), so that tests can hand out tokens that expire.
 //
 // Preconditions follow RFC 9110 section 13.2.2: If-Match first, then
 // If-None-Match. The body of a PUT is read and validated before the
@@ -70,8 +73,17 @@ limitations under the License.
 // file keeps the tag it had, so clients holding it can still write.
 // quirky makes the same tags. The azure-blob and webdav forms add the
 // commit counter to a random per-process base, so they never repeat
-// within a process and practically never across processes; s3's tag is
-// the content's MD5 and repeats with the content, as S3's does.
+// within a process and practically never across processes; the s3 and gcs
+// tags are the content's MD5 and repeat with the content, as S3's and
+// GCS's do.
+//
+// Every version also gets a generation (Server.Generation), which only
+// gcs serves: the clock in microseconds since the epoch, as GCS makes
+// them, or one more than the last generation handed out when the clock
+// has not moved past it. Generations grow with every commit to any path,
+// deletions included, so they are never handed out twice within a
+// process, nor across restarts with a state file (which keeps them and
+// their high-water mark), nor in practice across restarts without one.
 //
 // # Fault injection
 //
@@ -112,6 +124,7 @@ limitations under the License.
 // --profile takes them).
 //
 // ProfileStrict, the default, is the contract above and nothing else.
+// Profiles lists them in the order they were added (gcs last).
 //
 // # Profile s3
 //
@@ -231,6 +244,58 @@ limitations under the License.
 // preconditions, x-gzip, PROPFIND, LOCK and the rest of WebDAV. Bodies
 // must still be JSON.
 //
+// # Profile gcs
+//
+// ProfileGCS mimics the Google Cloud Storage XML API (GET and PUT Object),
+// whose writes are conditional on the object's generation rather than on
+// its ETag:
+//
+//   - GET and HEAD answer 200 with the quoted lowercase hex MD5 of the body
+//     as ETag (as for a non-composite object) and x-goog-generation,
+//     x-goog-metageneration (always 1: the fake has no metadata updates),
+//     x-goog-hash (crc32c=, md5=; base64), x-goog-stored-content-length
+//     and x-goog-stored-content-encoding: identity. Reads may be anonymous,
+//     as of a public object, unless WithToken or WithTokenCheck is set.
+//   - If-Match and If-None-Match apply to reads only: on GET they give 412
+//     and 304 as usual (304 carries the ETag but none of the x-goog-
+//     headers). On PUT and DELETE they are not even parsed, so a write
+//     guarded only by If-Match or If-None-Match: * overwrites whatever is
+//     there. A client that learned S3 or RFC 9110 loses updates here.
+//   - A write's precondition is x-goog-if-generation-match: N, a
+//     non-negative decimal integer. N = 0 holds only when there is no
+//     object; any other N only when N is the live generation. When it does
+//     not hold the answer is 412 PreconditionFailed, also for an N on a
+//     missing object. x-goog-if-metageneration-match: M holds only when
+//     an object exists and M is 1. Either header on a GET or HEAD is
+//     checked the same way. A malformed or repeated one gets 400
+//     InvalidArgument.
+//   - A PUT or DELETE without any precondition is accepted: no 428.
+//   - A PUT or DELETE needs "Authorization: Bearer <token>" even when no
+//     token is configured (any non-empty token then does); without one it
+//     gets 401 AuthenticationRequired. This is checked first, before
+//     faults and before the method is looked at.
+//   - A successful PUT answers 200, create or replace, with an empty body,
+//     the new ETag and the new version's x-goog- headers, its new
+//     generation in x-goog-generation. A DELETE answers 204.
+//   - Error bodies are the XML API's, Content-Type application/xml:
+//     <?xml version='1.0' encoding='UTF-8'?><Error><Code/><Message/></Error>.
+//     Codes by status: 400 InvalidArgument, 401 AuthenticationRequired,
+//     404 NoSuchKey, 405 MethodNotAllowed, 412 PreconditionFailed, 413
+//     EntityTooLarge, 429 SlowDown, 500 InternalError, 503
+//     ServiceUnavailable.
+//
+// Not mimicked: buckets and the /BUCKET/OBJECT path form (the path is the
+// key, as everywhere), HMAC and V4 signatures (authentication is a bearer
+// token, checked with WithToken or WithTokenCheck), an anonymous request
+// for a private object (GCS answers 403 AccessDenied; the fake answers 401
+// when a token is configured), object versioning and the generation query
+// parameter (the query is ignored), x-goog-if-generation-not-match (a
+// JSON API parameter), Last-Modified and the date preconditions,
+// composite objects (whose ETag is not an MD5), resumable uploads,
+// Content-MD5 and x-goog-hash on uploads, and the rule that
+// x-goog-if-metageneration-match needs x-goog-if-generation-match. Bodies
+// must still be JSON.
+//
 // # Profile quirky
 //
 // ProfileQuirky is ProfileStrict with two legal but surprising habits of
@@ -262,7 +327,11 @@ limitations under the License.
 //   - The query string is ignored. The key is the decoded, uncleaned URL
 //     path: "/a" and "/a/" are different documents, "/a%2Fb" and "/a/b" the
 //     same one.
-//   - An empty WithToken means no authentication.
+//   - An empty WithToken means no authentication (gcs still wants a bearer
+//     token on writes). WithToken and WithTokenCheck are exclusive, and
+//     the check also guards the /_fakeapi/ routes, so a test that lets
+//     tokens expire should use the Go methods (Stats, History, SetFaults)
+//     rather than those routes.
 //   - No Last-Modified, If-Modified-Since, If-Unmodified-Since, ranges,
 //     PATCH or POST. HEAD behaves as GET without a body.
 //   - History is unbounded; keep WithHistory for tests and short runs.
@@ -276,7 +345,7 @@ limitations under the License.
 //     WithEchoBody only changes ProfileStrict's PUT answers.
 //   - A profile mimics the behaviour its section lists and no more; each
 //     section says what it leaves out. WithRequireIfMatch(true) cannot make
-//     s3, azure-blob or webdav answer 428. Tags always take the form of the
+//     s3, azure-blob, webdav or gcs answer 428. Tags always take the form of the
 //     profile that made them: a state file written under one profile keeps
 //     its tags when loaded under another, and history tags are the strong
 //     form (without W/ or -gzip).

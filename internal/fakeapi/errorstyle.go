@@ -35,6 +35,8 @@ const (
 	errorsAzure
 	// errorsApache is Apache httpd's HTML error page.
 	errorsApache
+	// errorsGCS is the Google Cloud Storage XML API's XML error.
+	errorsGCS
 )
 
 // apiError is an error answer before it is rendered in a style.
@@ -77,6 +79,8 @@ func (st errorStyle) render(e apiError) response {
 		return renderAzure(e)
 	case errorsApache:
 		return renderApache(e)
+	case errorsGCS:
+		return renderGCS(e)
 	default:
 		return errorResponse(e.status, e.msg)
 	}

@@ -85,6 +85,8 @@ func Example() {
 // ExampleWithProfile sends the same requests to a server of each profile:
 // a create over an existing document, a write with If-Match to a missing
 // one, a write with the current tag, and a write without any precondition.
+// gcs ignores If-Match and If-None-Match on writes, so all four overwrite
+// (see ExampleWithProfile_gcs for its own precondition).
 func ExampleWithProfile() {
 	for _, p := range fakeapi.Profiles() {
 		// WithWeakWindow(0) makes webdav's tags strong at once; the other
@@ -101,6 +103,7 @@ func ExampleWithProfile() {
 		put := func(path, header, value string) int {
 			req, _ := http.NewRequest(http.MethodPut, ts.URL+path, strings.NewReader(`["a","b"]`))
 			req.Header.Set("x-ms-blob-type", "BlockBlob") // Azure wants it, the others ignore it
+			req.Header.Set("Authorization", "Bearer any") // GCS never writes anonymously
 			if header != "" {
 				req.Header.Set(header, value)
 			}
@@ -124,4 +127,60 @@ func ExampleWithProfile() {
 	// azure-blob create over existing 409, If-Match on missing 412, write 201, blind write 201
 	// webdav     create over existing 412, If-Match on missing 412, write 204, blind write 204
 	// quirky     create over existing 412, If-Match on missing 412, write 200, blind write 428
+	// gcs        create over existing 200, If-Match on missing 200, write 200, blind write 200
+}
+
+// ExampleWithProfile_gcs shows the read-modify-write cycle of Google Cloud
+// Storage: the read names the generation, the write sends it back in
+// x-goog-if-generation-match, 0 creates only what does not exist, and a
+// write without a bearer token is refused.
+func ExampleWithProfile_gcs() {
+	s, err := fakeapi.New(fakeapi.WithProfile(fakeapi.ProfileGCS))
+	if err != nil {
+		panic(err)
+	}
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	if _, err := s.Set("/lists/a", []byte(`["a"]`)); err != nil {
+		panic(err)
+	}
+	// send returns the status and the x-goog-generation of the answer.
+	send := func(method, path, body, token, generation string) (int, string) {
+		req, _ := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		if generation != "" {
+			req.Header.Set(fakeapi.HeaderIfGenerationMatch, generation)
+		}
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			panic(err)
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get(fakeapi.HeaderGeneration)
+	}
+
+	code, gen := send(http.MethodGet, "/lists/a", "", "", "")
+	fmt.Println("GET:", code, "with a generation:", gen != "")
+	code, _ = send(http.MethodPut, "/lists/a", `["a","b"]`, "", gen)
+	fmt.Println("PUT anonymous:", code)
+	code, next := send(http.MethodPut, "/lists/a", `["a","b"]`, "t", gen)
+	fmt.Println("PUT generation current:", code, "new generation:", next != gen)
+	code, _ = send(http.MethodPut, "/lists/a", `["a","c"]`, "t", gen)
+	fmt.Println("PUT generation stale:", code)
+	code, _ = send(http.MethodPut, "/lists/a", `[]`, "t", "0")
+	fmt.Println("PUT generation 0, exists:", code)
+	code, _ = send(http.MethodPut, "/lists/b", `[]`, "t", "0")
+	fmt.Println("PUT generation 0, missing:", code)
+	stored, _, _ := s.Get("/lists/a")
+	fmt.Println("stored:", string(stored))
+	// Output:
+	// GET: 200 with a generation: true
+	// PUT anonymous: 401
+	// PUT generation current: 200 new generation: true
+	// PUT generation stale: 412
+	// PUT generation 0, exists: 412
+	// PUT generation 0, missing: 200
+	// stored: ["a","b"]
 }

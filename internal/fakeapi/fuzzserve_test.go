@@ -24,17 +24,18 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 // listCodes are the codes the list routes may answer (without token,
 // faults or state file): 301 only under quirky, 409 only under s3 and
-// azure-blob. adminCodes are those of the /_fakeapi/ routes, where
+// azure-blob, 401 only under gcs (a write without a bearer token). adminCodes are those of the /_fakeapi/ routes, where
 // http.ServeMux also redirects paths that are not clean
 // ("/_fakeapi/../l" -> 307 /l), which the package doc does not mention.
 var (
-	listCodes  = []int{200, 201, 204, 301, 304, 400, 404, 405, 409, 412, 413, 415, 428}
+	listCodes  = []int{200, 201, 204, 301, 304, 400, 401, 404, 405, 409, 412, 413, 415, 428}
 	adminCodes = []int{200, 204, 301, 307, 308, 400, 404, 405}
 )
 
@@ -44,8 +45,9 @@ var (
 // the document at the request's path is either untouched or, after a
 // successful PUT, exactly the body sent (never half-written), answered as
 // the profile answers a PUT; a DELETE that succeeded removed it; GET and
-// HEAD serve what is stored, with the profile's ETag. "$ETAG" in a header
-// value stands for the stored document's tag.
+// HEAD serve what is stored, with the profile's ETag (and under gcs its
+// generation). "$ETAG" in a header value stands for the stored document's
+// tag, "$GEN" for its generation.
 func FuzzServeHTTP(f *testing.F) {
 	f.Add("GET", "/l", "", []byte(nil), byte(0))
 	f.Add("PUT", "/l", "If-Match: $ETAG\nContent-Type: application/json", []byte(`{"items":["b"]}`), byte(0))
@@ -67,6 +69,11 @@ func FuzzServeHTTP(f *testing.F) {
 		f.Add("PUT", "/l/", "If-Match: $ETAG", []byte(`[]`), b)
 		f.Add("GET", "/l", "Accept-Encoding: gzip\nIf-None-Match: \"x\"", []byte(nil), b)
 		f.Add("GET", "/l", "If-None-Match: $ETAG", []byte(nil), b)
+		f.Add("PUT", "/l", "Authorization: Bearer t\nx-goog-if-generation-match: $GEN", []byte(`{"items":["b"]}`), b)
+		f.Add("PUT", "/l", "Authorization: Bearer t\nx-goog-if-generation-match: 0", []byte(`[]`), b)
+		f.Add("PUT", "/new", "Authorization: Bearer t\nx-goog-if-generation-match: 0", []byte(`[]`), b)
+		f.Add("PUT", "/l", "Authorization: Bearer t\nIf-Match: \"stale\"", []byte(`[]`), b)
+		f.Add("DELETE", "/l", "Authorization: Bearer t\nx-goog-if-generation-match: 1", []byte(nil), b)
 	}
 	f.Fuzz(func(t *testing.T, method, path, headers string, body []byte, profile byte) {
 		ps := Profiles()
@@ -80,6 +87,8 @@ func FuzzServeHTTP(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		gen, _ := s.Generation("/l")
+		vars := strings.NewReplacer("$ETAG", tag, "$GEN", strconv.FormatInt(gen, 10))
 		if !strings.HasPrefix(path, "/") {
 			path = "/" + path
 		}
@@ -89,11 +98,12 @@ func FuzzServeHTTP(f *testing.F) {
 		}
 		for _, line := range strings.Split(headers, "\n") {
 			if k, v, ok := strings.Cut(line, ":"); ok {
-				req.Header.Add(strings.TrimSpace(k), strings.TrimSpace(strings.ReplaceAll(v, "$ETAG", tag)))
+				req.Header.Add(strings.TrimSpace(k), strings.TrimSpace(vars.Replace(v)))
 			}
 		}
 		rp := req.URL.Path
 		oldBody, oldTag, oldOK := s.Get(rp)
+		oldGen, _ := s.Generation(rp)
 		oldVersions := len(s.History(rp))
 
 		rec := httptest.NewRecorder()
@@ -120,6 +130,7 @@ func FuzzServeHTTP(f *testing.F) {
 				t.Fatalf("%s: PUT answered %d: %d versions, stored %q, sent %q", p, rec.Code, committed, newBody, body)
 			}
 			checkPutAnswer(t, p, rec, body, !oldOK, oldTag, newTag, bytes.Equal(oldBody, body))
+			checkGeneration(t, s, p, rp, rec, oldGen)
 		case !admin && req.Method == http.MethodDelete && rec.Code == 204:
 			if committed != 1 || newOK || !oldOK {
 				t.Fatalf("DELETE answered 204: %d versions, existed before %v, exists after %v", committed, oldOK, newOK)
@@ -131,6 +142,15 @@ func FuzzServeHTTP(f *testing.F) {
 		}
 		if !admin && (req.Method == http.MethodGet || req.Method == http.MethodHead) {
 			checkServed(t, p, req, rec, oldTag, oldBody)
+			if rec.Code == http.StatusOK {
+				checkGeneration(t, s, p, rp, rec, 0)
+			}
+		}
+		// No token is configured: only gcs refuses, and only anonymous
+		// writes.
+		_, bearer := bearerToken(req)
+		if want := p == ProfileGCS && !admin && !isSafe(req.Method) && !bearer; (rec.Code == http.StatusUnauthorized) != want {
+			t.Fatalf("%s: %s with Authorization %q answered %d", p, method, req.Header.Get("Authorization"), rec.Code)
 		}
 	})
 }
@@ -150,6 +170,7 @@ func checkPutAnswer(t *testing.T, p Profile, rec *httptest.ResponseRecorder, sen
 		ProfileAzureBlob: {201, 201, true, ""},
 		ProfileWebDAV:    {201, 204, false, "*"},
 		ProfileQuirky:    {200, 200, true, putReport},
+		ProfileGCS:       {200, 200, true, ""},
 	}[p]
 	wantCode := want.replaced
 	if created {
@@ -161,7 +182,7 @@ func checkPutAnswer(t *testing.T, p Profile, rec *httptest.ResponseRecorder, sen
 	if want.etag != (etag != "") || (want.etag && etag != newTag) {
 		t.Fatalf("%s: PUT answered ETag %q, stored %s", p, etag, newTag)
 	}
-	if newTag == oldTag && (p != ProfileS3 || !sameContent) {
+	if newTag == oldTag && (p != ProfileS3 && p != ProfileGCS || !sameContent) {
 		t.Fatalf("%s: the new version kept the tag %s", p, oldTag)
 	}
 	switch wantBody := strings.ReplaceAll(want.body, "$SENT", string(sent)); {
@@ -169,6 +190,25 @@ func checkPutAnswer(t *testing.T, p Profile, rec *httptest.ResponseRecorder, sen
 		t.Fatalf("%s: PUT answered %d with body %q", p, code, got)
 	case want.body != "*" && got != wantBody:
 		t.Fatalf("%s: PUT answered with body %q, want %q", p, got, wantBody)
+	}
+}
+
+// checkGeneration checks the x-goog-generation of an answer that carries
+// the document at path: under gcs it is the stored generation, above
+// before (the generation of the version a write replaced, 0 for none);
+// under the other profiles there is none.
+func checkGeneration(t *testing.T, s *Server, p Profile, path string, rec *httptest.ResponseRecorder, before int64) {
+	t.Helper()
+	got := rec.Header().Get(HeaderGeneration)
+	if p != ProfileGCS {
+		if got != "" {
+			t.Fatalf("%s: answered %s %q", p, HeaderGeneration, got)
+		}
+		return
+	}
+	gen, _ := s.Generation(path)
+	if got != strconv.FormatInt(gen, 10) || gen <= before || rec.Header().Get(HeaderMetageneration) != "1" {
+		t.Fatalf("%s: answered generation %q, metageneration %q; stored %d, before %d", p, got, rec.Header().Get(HeaderMetageneration), gen, before)
 	}
 }
 

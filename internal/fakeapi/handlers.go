@@ -58,17 +58,40 @@ func (s *Server) current(d *document) current {
 	if d == nil {
 		return current{}
 	}
-	return current{exists: true, opaque: d.opaque, weak: s.cfg.etagMode == ETagWeak || s.freshWeak(d)}
+	return current{exists: true, opaque: d.opaque, weak: s.cfg.etagMode == ETagWeak || s.freshWeak(d), generation: d.generation}
 }
 
 // conditions parses the conditional headers of r. Under deflate, an
-// If-None-Match tag compares without its "-gzip" suffix.
+// If-None-Match tag compares without its "-gzip" suffix. Under
+// generations, a write's If-Match and If-None-Match are not even parsed
+// (GCS applies them to reads only), and the x-goog-if-generation-match
+// and x-goog-if-metageneration-match of every method are.
 func (s *Server) conditions(r *http.Request) (conditions, error) {
-	c, err := parseConditions(r.Header)
-	if err == nil && s.b.deflate {
-		c.ifNoneMatch = c.ifNoneMatch.withoutSuffix(gzipSuffix)
+	var c conditions
+	if !s.b.generations || isSafe(r.Method) {
+		var err error
+		if c, err = parseConditions(r.Header); err != nil {
+			return conditions{}, err
+		}
+		if s.b.deflate {
+			c.ifNoneMatch = c.ifNoneMatch.withoutSuffix(gzipSuffix)
+		}
 	}
-	return c, err
+	if s.b.generations {
+		var err error
+		if c.ifGeneration, err = parseGenerationMatch(r.Header, HeaderIfGenerationMatch); err != nil {
+			return conditions{}, err
+		}
+		if c.ifMetageneration, err = parseGenerationMatch(r.Header, HeaderIfMetagenerationMatch); err != nil {
+			return conditions{}, err
+		}
+	}
+	return c, nil
+}
+
+// isSafe reports whether method only reads.
+func isSafe(method string) bool {
+	return method == http.MethodGet || method == http.MethodHead
 }
 
 func (s *Server) handleGet(r *http.Request) response {
@@ -138,7 +161,11 @@ func (s *Server) handlePut(w http.ResponseWriter, r *http.Request, lat *latency)
 		return s.fail(r, http.StatusInternalServerError, "", err.Error())
 	}
 	s.stats.Commits++
-	return s.putAnswer(r, cur == nil, next)
+	answer := s.putAnswer(r, cur == nil, next)
+	if s.b.generations {
+		addHeaders(answer.header, googHeaders(next))
+	}
+	return answer
 }
 
 func (s *Server) handleDelete(r *http.Request) response {

@@ -32,6 +32,9 @@ type Version struct {
 	// sends it in If-Match (for example "v3-1f2e3d4c5b6a7988"). For a
 	// deletion it is the tag the deletion consumed and no document carries.
 	ETag string `json:"etag"`
+	// Generation is the version's generation (see Server.Generation); for
+	// a deletion, the one the deletion consumed.
+	Generation int64 `json:"generation"`
 	// Time is when the version was committed.
 	Time time.Time `json:"time"`
 	// Body is the document exactly as stored; nil for a deletion.
@@ -65,10 +68,11 @@ func (s *Server) appendHistoryLocked(path string, d *document, deleted bool) {
 		return
 	}
 	s.history[path] = append(s.history[path], Version{
-		Seq:     d.seq,
-		ETag:    quote(d.opaque),
-		Time:    d.written,
-		Body:    d.body,
-		Deleted: deleted,
+		Seq:        d.seq,
+		ETag:       quote(d.opaque),
+		Generation: d.generation,
+		Time:       d.written,
+		Body:       d.body,
+		Deleted:    deleted,
 	})
 }

@@ -47,6 +47,7 @@ type config struct {
 	requireIfMatch bool
 	maxBodyBytes   int64
 	token          string
+	tokenCheck     TokenCheck
 	latencyBase    time.Duration
 	latencyJitter  time.Duration
 	faults         Faults
@@ -99,6 +100,9 @@ func (c *config) validate() error {
 	if c.now == nil {
 		errs = append(errs, errors.New("clock must not be nil"))
 	}
+	if c.token != "" && c.tokenCheck != nil {
+		errs = append(errs, errors.New("WithToken and WithTokenCheck are exclusive"))
+	}
 	return errors.Join(errs...)
 }
 
@@ -106,8 +110,8 @@ func (c *config) validate() error {
 // If-None-Match: *) and a DELETE must carry If-Match. When required and
 // missing, the answer is 428 Precondition Required. Default true; false
 // allows the unconditional ("blind") writes that some benchmarks need.
-// ProfileS3, ProfileAzureBlob and ProfileWebDAV never answer 428, whatever
-// this says.
+// ProfileS3, ProfileAzureBlob, ProfileWebDAV and ProfileGCS never answer
+// 428, whatever this says.
 func WithRequireIfMatch(require bool) Option {
 	return func(c *config) { c.requireIfMatch = require }
 }
@@ -120,9 +124,27 @@ func WithMaxBodyBytes(n int64) Option {
 
 // WithToken requires every list request, and every /_fakeapi/ route except
 // healthz, to carry "Authorization: Bearer <token>"; otherwise the answer is
-// 401. Default: no authentication. The token is never logged or served.
+// 401. Default: no authentication (but ProfileGCS still wants some bearer
+// token on a PUT or DELETE). The token is never logged or served.
 func WithToken(token string) Option {
 	return func(c *config) { c.token = token }
+}
+
+// TokenCheck decides whether a bearer token is good: nil accepts it, an
+// error refuses it (unknown, expired, revoked). It is called once per
+// request that carries a bearer token, without the Server's lock held and
+// possibly concurrently, so it must be safe for concurrent use. Its error
+// never reaches the client.
+type TokenCheck func(token string) error
+
+// WithTokenCheck requires every list request, and every /_fakeapi/ route
+// except healthz, to carry "Authorization: Bearer <token>" for which check
+// returns nil; a missing token, or one it refuses, gets 401 with the
+// profile's error body. It lets a test hand out tokens that expire (see
+// internal/storetest/gcstoken). It cannot be combined with WithToken.
+// Default: no check.
+func WithTokenCheck(check TokenCheck) Option {
+	return func(c *config) { c.tokenCheck = check }
 }
 
 // WithLatency delays every list request by base plus a uniformly random
@@ -193,7 +215,8 @@ func WithProfile(p Profile) Option {
 }
 
 // WithClock sets the clock of the Server: it timestamps versions in the
-// history and decides when a weak ETag becomes strong (ProfileWebDAV).
+// history, decides when a weak ETag becomes strong (ProfileWebDAV), and
+// seeds generations (microseconds since the epoch, see Server.Generation).
 // Default time.Now. Injected latency and Retry-After always use real time.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) { c.now = now }

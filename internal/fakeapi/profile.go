@@ -44,12 +44,16 @@ const (
 	// ProfileQuirky is strict, but redirects trailing-slash paths and
 	// answers a PUT with a report instead of the stored document.
 	ProfileQuirky Profile = "quirky"
+	// ProfileGCS behaves like the Google Cloud Storage XML API: writes are
+	// conditional on x-goog-if-generation-match, not on If-Match.
+	ProfileGCS Profile = "gcs"
 )
 
 // Profiles returns every profile, ProfileStrict first. The slice is the
-// caller's.
+// caller's. New profiles are appended, so that an index into the slice (the
+// fuzz corpus stores one) keeps naming the same profile.
 func Profiles() []Profile {
-	return []Profile{ProfileStrict, ProfileS3, ProfileAzureBlob, ProfileWebDAV, ProfileQuirky}
+	return []Profile{ProfileStrict, ProfileS3, ProfileAzureBlob, ProfileWebDAV, ProfileQuirky, ProfileGCS}
 }
 
 // ParseProfile returns the profile named s (as listed by Profiles), or an

@@ -18,6 +18,7 @@ package fakeapi_test
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,9 +37,11 @@ func TestParseProfile(t *testing.T) {
 		{in: "azure-blob", want: fakeapi.ProfileAzureBlob},
 		{in: "webdav", want: fakeapi.ProfileWebDAV},
 		{in: "quirky", want: fakeapi.ProfileQuirky},
+		{in: "gcs", want: fakeapi.ProfileGCS},
 		{in: "", wantErr: true},
 		{in: "S3", wantErr: true},
-		{in: "gcs", wantErr: true},
+		{in: "GCS", wantErr: true},
+		{in: "minio", wantErr: true},
 		{in: " strict", wantErr: true},
 	}
 	for _, tt := range tests {
@@ -111,20 +114,27 @@ var errorContentType = map[fakeapi.Profile]string{
 	fakeapi.ProfileAzureBlob: "application/xml",
 	fakeapi.ProfileWebDAV:    "text/html; charset=iso-8859-1",
 	fakeapi.ProfileQuirky:    "text/plain; charset=utf-8",
+	fakeapi.ProfileGCS:       "application/xml",
 }
 
 // TestEveryProfileKeepsFaultsAndAdmin checks that authentication, every
 // fault kind, latency, stats, history and health work the same under
-// every profile, with errors in the profile's format.
+// every profile, with errors in the profile's format. Its writes carry
+// both preconditions, If-Match and gcs's generation, each profile reading
+// its own.
 func TestEveryProfileKeepsFaultsAndAdmin(t *testing.T) {
 	const token = "t0ken"
 	for _, p := range fakeapi.Profiles() {
 		t.Run(string(p), func(t *testing.T) {
 			s, ts := start(t, fakeapi.WithProfile(p), fakeapi.WithWeakWindow(0), fakeapi.WithHistory(true), fakeapi.WithToken(token))
 			etag := mustSet(t, s, listA, docA)
+			gen, _ := s.Generation(listA)
 			c := freshClient(t)
 			auth := map[string]string{"Authorization": "Bearer " + token, "Accept-Encoding": "identity"}
-			put := map[string]string{"Authorization": auth["Authorization"], "If-Match": etag, "x-ms-blob-type": "BlockBlob"}
+			put := map[string]string{
+				"Authorization": auth["Authorization"], "If-Match": etag, "x-ms-blob-type": "BlockBlob",
+				fakeapi.HeaderIfGenerationMatch: strconv.FormatInt(gen, 10),
+			}
 
 			if res := mustCall(t, c, "GET", ts.URL+listA, "", nil); res.code != 401 || res.header.Get("Content-Type") != errorContentType[p] {
 				t.Errorf("GET without token = %d %q", res.code, res.header.Get("Content-Type"))

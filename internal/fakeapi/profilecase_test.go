@@ -23,6 +23,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -31,12 +32,12 @@ import (
 
 // profileCase is one request to a fresh server, built with a profile, that
 // holds docA at listA with ETag $E, whose opaque part (without quotes) is
-// $O.
+// $O, and generation $G.
 type profileCase struct {
 	name   string
 	method string
 	path   string            // default listA
-	header map[string]string // "$E" and "$O" are replaced
+	header map[string]string // "$E", "$O" and "$G" are replaced
 	body   string
 
 	wantCode int
@@ -51,6 +52,10 @@ type profileCase struct {
 	wantGunzip     string            // the body gunzips to this, when not ""
 	wantErrCode    string            // the code of an XML error body, when not ""
 	wantHeader     map[string]string // headers that must have these values ("-": absent)
+	// wantGeneration checks x-goog-generation: "-" absent, "$G" the
+	// generation of docA, "new" the stored generation, above $G; ""
+	// checks nothing.
+	wantGeneration string
 }
 
 // rawClient sends exactly the headers it is given (no transparent gzip)
@@ -71,13 +76,15 @@ func runProfileCases(t *testing.T, opts []fakeapi.Option, cases []profileCase) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, ts := start(t, opts...)
 			etag := mustSet(t, s, listA, docA)
+			gen, _ := s.Generation(listA)
 			path := tt.path
 			if path == "" {
 				path = listA
 			}
 			header := map[string]string{}
+			vars := strings.NewReplacer("$E", etag, "$O", strings.Trim(etag, `"`), "$G", strconv.FormatInt(gen, 10))
 			for k, v := range tt.header {
-				header[k] = strings.NewReplacer("$E", etag, "$O", strings.Trim(etag, `"`)).Replace(v)
+				header[k] = vars.Replace(v)
 			}
 			res := mustCall(t, rawClient(t), tt.method, ts.URL+path, tt.body, header)
 			if res.code != tt.wantCode {
@@ -105,6 +112,7 @@ func runProfileCases(t *testing.T, opts []fakeapi.Option, cases []profileCase) {
 					t.Errorf("error code = %q, want %q (body %s)", got, tt.wantErrCode, res.body)
 				}
 			}
+			checkGenerationHeader(t, s, path, res.header, tt.wantGeneration, gen)
 			for k, want := range tt.wantHeader {
 				got, ok := res.header[http.CanonicalHeaderKey(k)]
 				switch {
@@ -134,6 +142,31 @@ func checkETagHeader(t *testing.T, h http.Header, want, etag string) {
 		if !ok || len(got) != 1 || !re.MatchString(got[0]) {
 			t.Errorf("ETag = %q, want one matching %s", got, re)
 		}
+	}
+}
+
+// checkGenerationHeader checks x-goog-generation against a
+// profileCase.wantGeneration; seeded is the generation of docA.
+func checkGenerationHeader(t *testing.T, s *fakeapi.Server, path string, h http.Header, want string, seeded int64) {
+	t.Helper()
+	got, ok := h[http.CanonicalHeaderKey(fakeapi.HeaderGeneration)]
+	stored, _ := s.Generation(path)
+	switch want {
+	case "":
+	case "-":
+		if ok {
+			t.Errorf("%s = %q, want none", fakeapi.HeaderGeneration, got)
+		}
+	case "$G":
+		if h.Get(fakeapi.HeaderGeneration) != strconv.FormatInt(seeded, 10) {
+			t.Errorf("%s = %q, want %d", fakeapi.HeaderGeneration, got, seeded)
+		}
+	case "new":
+		if h.Get(fakeapi.HeaderGeneration) != strconv.FormatInt(stored, 10) || stored <= seeded {
+			t.Errorf("%s = %q, stored %d, want the stored one above %d", fakeapi.HeaderGeneration, got, stored, seeded)
+		}
+	default:
+		t.Fatalf("unknown wantGeneration %q", want)
 	}
 }
 

@@ -56,6 +56,7 @@ type Server struct {
 	faults        Faults
 	hook          FaultHook
 	seq           uint64 // last commit sequence number used
+	generation    int64  // last generation handed out
 	docs          map[string]*document
 	writing       map[string]bool // paths with a write in progress (overlapConflict)
 	history       map[string][]Version
@@ -65,10 +66,11 @@ type Server struct {
 // document is one stored version. Its fields are never modified after it
 // is stored, so its body may be served without holding the lock.
 type document struct {
-	body    []byte
-	opaque  string // the entity tag without quotes
-	seq     uint64
-	written time.Time // when it was committed; zero when loaded from a state file
+	body       []byte
+	opaque     string // the entity tag without quotes
+	seq        uint64
+	generation int64     // the GCS generation: grows with every commit
+	written    time.Time // when it was committed; zero when loaded from a state file
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -102,9 +104,10 @@ func New(opts ...Option) (*Server, error) {
 		stats:         newStats(),
 	}
 	if cfg.stateFile != "" {
-		if s.seq, s.docs, err = loadState(cfg.stateFile); err != nil {
+		if s.seq, s.generation, s.docs, err = loadState(cfg.stateFile); err != nil {
 			return nil, fmt.Errorf("fakeapi: %w", err)
 		}
+		s.assignMissingGenerations()
 		// Write once now, so that an unwritable location fails here and not
 		// at the first commit.
 		if err := s.writeState(s.snapshotLocked()); err != nil {
@@ -177,7 +180,7 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request) {
 // otherwise, processes it. drop is true when the connection must be dropped
 // instead of answering.
 func (s *Server) process(w http.ResponseWriter, r *http.Request, d draw, lat *latency) (resp response, drop bool) {
-	if !s.authorized(r) {
+	if !s.authenticated(r) {
 		resp := s.fail(r, http.StatusUnauthorized, "", "missing or wrong bearer token")
 		resp.header.Set("WWW-Authenticate", `Bearer realm="fakeapi"`)
 		return resp, false
@@ -241,17 +244,46 @@ func (s *Server) decideFault(r *http.Request, d draw) Fault {
 	return f
 }
 
-// authorized reports whether r carries the configured bearer token, in
-// constant time.
+// authorized reports whether r carries the credentials the Server was
+// configured with: a bearer token that passes the WithTokenCheck check, or
+// the WithToken token (compared in constant time), or anything when
+// neither is configured.
 func (s *Server) authorized(r *http.Request) bool {
-	if s.cfg.token == "" {
+	switch {
+	case s.cfg.tokenCheck != nil:
+		token, ok := bearerToken(r)
+		return ok && s.cfg.tokenCheck(token) == nil
+	case s.cfg.token != "":
+		token, ok := bearerToken(r)
+		return ok && subtle.ConstantTimeCompare([]byte(token), []byte(s.cfg.token)) == 1
+	default:
 		return true
 	}
-	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
+}
+
+// authenticated reports whether a list request may proceed: it is
+// authorized and, when the profile never takes anonymous writes, a PUT or
+// DELETE carries a bearer token even if none is configured.
+func (s *Server) authenticated(r *http.Request) bool {
+	if !s.authorized(r) {
 		return false
 	}
-	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.cfg.token)) == 1
+	if s.b.writesNeedBearer && !isSafe(r.Method) {
+		_, ok := bearerToken(r)
+		return ok
+	}
+	return true
+}
+
+// bearerToken returns the token of r's "Authorization: Bearer" header, and
+// false when there is none or it is empty.
+func bearerToken(r *http.Request) (string, bool) {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
 }
 
 // response is an answer computed before it is written, so that a fault can

@@ -298,7 +298,7 @@ func TestNewRejectsInvalidOptions(t *testing.T) {
 		{"rates sum above 1", fakeapi.WithFaults(fakeapi.Faults{Rate503: 0.6, Rate429: 0.6})},
 		{"negative retry after", fakeapi.WithFaults(fakeapi.Faults{RetryAfter: -1})},
 		{"unknown etag mode", fakeapi.WithETagMode(fakeapi.ETagMode(42))},
-		{"unknown profile", fakeapi.WithProfile("gcs")},
+		{"unknown profile", fakeapi.WithProfile("minio")},
 		{"empty profile", fakeapi.WithProfile("")},
 		{"nil clock", fakeapi.WithClock(nil)},
 		{"negative weak window", fakeapi.WithWeakWindow(-time.Second)},

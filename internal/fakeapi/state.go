@@ -23,61 +23,86 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // stateFormat is the version of the state file layout.
 const stateFormat = 1
 
-// stateFile is the on-disk layout of a state file.
+// stateFile is the on-disk layout of a state file. Generation is the last
+// generation handed out; files written before generations existed lack it
+// and the documents' generations, and get new ones when loaded.
 type stateFile struct {
-	Format    int                 `json:"format"`
-	Seq       uint64              `json:"seq"`
-	Documents map[string]stateDoc `json:"documents"`
+	Format     int                 `json:"format"`
+	Seq        uint64              `json:"seq"`
+	Generation int64               `json:"generation,omitempty"`
+	Documents  map[string]stateDoc `json:"documents"`
 }
 
 // stateDoc is one persisted document. The body is kept as a string, not as
 // raw JSON, so that it round-trips byte for byte: a strong ETag promises
 // an identical representation.
 type stateDoc struct {
-	ETag string `json:"etag"`
-	Seq  uint64 `json:"seq"`
-	Body string `json:"body"`
+	ETag       string `json:"etag"`
+	Seq        uint64 `json:"seq"`
+	Generation int64  `json:"generation,omitempty"`
+	Body       string `json:"body"`
 }
 
 // loadState reads the state file at path. A missing file is an empty state.
-func loadState(path string) (seq uint64, docs map[string]*document, err error) {
+// Documents without a generation keep 0; see assignMissingGenerations.
+func loadState(path string) (seq uint64, generation int64, docs map[string]*document, err error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return 0, map[string]*document{}, nil
+		return 0, 0, map[string]*document{}, nil
 	}
 	if err != nil {
-		return 0, nil, fmt.Errorf("read state file: %w", err)
+		return 0, 0, nil, fmt.Errorf("read state file: %w", err)
 	}
 	var st stateFile
 	if err := json.Unmarshal(data, &st); err != nil {
-		return 0, nil, fmt.Errorf("parse state file %s: %w", path, err)
+		return 0, 0, nil, fmt.Errorf("parse state file %s: %w", path, err)
 	}
 	if st.Format != stateFormat {
-		return 0, nil, fmt.Errorf("state file %s: unsupported format %d, want %d", path, st.Format, stateFormat)
+		return 0, 0, nil, fmt.Errorf("state file %s: unsupported format %d, want %d", path, st.Format, stateFormat)
 	}
 	docs = make(map[string]*document, len(st.Documents))
 	for p, d := range st.Documents {
 		if d.ETag == "" || !validOpaque(d.ETag) || d.Seq == 0 || d.Seq > st.Seq {
-			return 0, nil, fmt.Errorf("state file %s: document %q has an invalid ETag or sequence", path, p)
+			return 0, 0, nil, fmt.Errorf("state file %s: document %q has an invalid ETag or sequence", path, p)
+		}
+		if d.Generation < 0 || d.Generation > st.Generation {
+			return 0, 0, nil, fmt.Errorf("state file %s: document %q has an invalid generation", path, p)
 		}
 		body := []byte(d.Body)
 		if !json.Valid(body) {
-			return 0, nil, fmt.Errorf("state file %s: document %q is not valid JSON", path, p)
+			return 0, 0, nil, fmt.Errorf("state file %s: document %q is not valid JSON", path, p)
 		}
-		docs[p] = &document{body: body, opaque: d.ETag, seq: d.Seq}
+		docs[p] = &document{body: body, opaque: d.ETag, seq: d.Seq, generation: d.Generation}
 	}
-	return st.Seq, docs, nil
+	return st.Seq, st.Generation, docs, nil
+}
+
+// assignMissingGenerations gives a new generation to every loaded document
+// that has none (a state file from before generations), in path order.
+// It runs in New, before the Server is shared.
+func (s *Server) assignMissingGenerations() {
+	paths := make([]string, 0, len(s.docs))
+	for p, d := range s.docs {
+		if d.generation == 0 {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		s.docs[p].generation = s.nextGenerationLocked()
+	}
 }
 
 // snapshotLocked returns the current documents and counter in their
 // on-disk layout. s.mu must be held.
 func (s *Server) snapshotLocked() stateFile {
-	st := stateFile{Format: stateFormat, Seq: s.seq, Documents: make(map[string]stateDoc, len(s.docs)+1)}
+	st := stateFile{Format: stateFormat, Seq: s.seq, Generation: s.generation, Documents: make(map[string]stateDoc, len(s.docs)+1)}
 	for p, d := range s.docs {
 		st.Documents[p] = d.state()
 	}
@@ -116,7 +141,7 @@ func (s *Server) writeState(st stateFile) error {
 
 // state returns d in its on-disk layout.
 func (d *document) state() stateDoc {
-	return stateDoc{ETag: d.opaque, Seq: d.seq, Body: string(d.body)}
+	return stateDoc{ETag: d.opaque, Seq: d.seq, Generation: d.generation, Body: string(d.body)}
 }
 
 // writeFileAtomic replaces the file at path with data so that a crash at

@@ -32,7 +32,7 @@ import (
 // must be valid JSON owned by the Server. s.mu must be held.
 func (s *Server) commitLocked(path string, body []byte, deleted bool) (*document, error) {
 	s.seq++
-	d := &document{body: body, opaque: s.newOpaque(s.seq, body), seq: s.seq, written: s.cfg.now()}
+	d := &document{body: body, opaque: s.newOpaque(s.seq, body), seq: s.seq, generation: s.nextGenerationLocked(), written: s.cfg.now()}
 	next := d
 	if deleted {
 		next, d.body = nil, nil
@@ -93,6 +93,20 @@ func (s *Server) Get(path string) (body []byte, etag string, ok bool) {
 		return nil, "", false
 	}
 	return bytes.Clone(d.body), quote(d.opaque), true
+}
+
+// Generation returns the generation of the document at path, the number
+// ProfileGCS serves as x-goog-generation and compares
+// x-goog-if-generation-match against. Every profile assigns generations;
+// only gcs serves them. ok is false when there is no document.
+func (s *Server) Generation(path string) (generation int64, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.docs[path]
+	if d == nil {
+		return 0, false
+	}
+	return d.generation, true
 }
 
 // Delete removes the document at path, unconditionally. Removing a missing

@@ -35,6 +35,9 @@ type representation struct {
 	etag string // the ETag header value; "" for none
 	gzip bool   // compress the body (mod_deflate)
 	vary bool   // the representation depends on Accept-Encoding
+	// goog holds the x-goog- headers of a 200 (generations); a 304 does
+	// not carry them.
+	goog http.Header
 }
 
 // represent chooses the representation of d that r gets.
@@ -49,12 +52,16 @@ func (s *Server) represent(r *http.Request, d *document) representation {
 		}
 	}
 	rep.etag = s.etagHeader(opaque, s.freshWeak(d))
+	if s.b.generations {
+		rep.goog = googHeaders(d)
+	}
 	return rep
 }
 
 // ok is the 200 answer with the representation.
 func (rep representation) ok() response {
 	resp := response{code: http.StatusOK, header: rep.headers(true), contentType: "application/json", body: rep.body}
+	addHeaders(resp.header, rep.goog)
 	if rep.gzip {
 		resp.body = gzipped(rep.body)
 		resp.header.Set("Content-Encoding", "gzip")
