@@ -94,21 +94,36 @@ var (
 // StatusError reports an HTTP status the protocol does not expect. It wraps
 // the class that the status belongs to: ErrNotFound (404), ErrUnauthorized
 // (401, 403), ErrRejected (400, 405, 409, 411, 413, 415, 422) or
-// ErrUnreachable (everything else).
+// ErrUnreachable (everything else). An object store's error code, when the
+// answer carried one, decides first: S3 reports an expired token or a
+// wrong region as 400, and a missing bucket as 404 like a missing object.
 type StatusError struct {
 	// Method is the request method.
 	Method string
 	// Code is the HTTP status code.
 	Code int
+	// StoreCode is the error code of an object store's XML error body
+	// (S3's, Azure's, Google Cloud Storage's), such as ExpiredToken or
+	// NoSuchBucket; "" when there was none.
+	StoreCode string
 }
 
 // Error implements error.
 func (e *StatusError) Error() string {
-	return fmt.Sprintf("%s: unexpected status %d %s", e.Method, e.Code, http.StatusText(e.Code))
+	msg := fmt.Sprintf("%s: unexpected status %d %s", e.Method, e.Code, http.StatusText(e.Code))
+	if e.StoreCode != "" {
+		msg += " (" + e.StoreCode + ")"
+	}
+	return msg
 }
 
 // Unwrap returns the error class of the status.
-func (e *StatusError) Unwrap() error { return statusClass(e.Code) }
+func (e *StatusError) Unwrap() error {
+	if class, ok := storeCodeClass[e.StoreCode]; ok {
+		return class
+	}
+	return statusClass(e.Code)
+}
 
 // statusClass maps a status that ended a request to its error class.
 func statusClass(code int) error {
@@ -124,4 +139,26 @@ func statusClass(code int) error {
 	default:
 		return ErrUnreachable
 	}
+}
+
+// storeCodeClass classifies the object stores' error codes whose status
+// alone would mislead.
+var storeCodeClass = map[string]error{
+	// S3
+	"ExpiredToken": ErrUnauthorized, "InvalidToken": ErrUnauthorized, "TokenRefreshRequired": ErrUnauthorized,
+	"InvalidAccessKeyId": ErrUnauthorized, "SignatureDoesNotMatch": ErrUnauthorized, "AccessDenied": ErrUnauthorized,
+	"AuthorizationHeaderMalformed": ErrUnauthorized, "RequestTimeTooSkewed": ErrUnauthorized,
+	"NoSuchBucket": ErrNotFound,
+	// Azure Blob
+	"AuthenticationFailed": ErrUnauthorized, "AuthorizationFailure": ErrUnauthorized,
+	"AuthorizationPermissionMismatch": ErrUnauthorized, "InvalidAuthenticationInfo": ErrUnauthorized,
+	"ContainerNotFound": ErrNotFound,
+	// Google Cloud Storage
+	"AuthenticationRequired": ErrUnauthorized,
+}
+
+// containerMissing reports a store code that says the bucket or container,
+// not only the object, is missing.
+func containerMissing(code string) bool {
+	return code == "NoSuchBucket" || code == "ContainerNotFound"
 }

@@ -118,6 +118,9 @@ func profileUsers() map[fakeapi.Profile]profileUser {
 		// fast; the client waits it out with its default weak-ETag wait.
 		fakeapi.ProfileWebDAV: {server: []fakeapi.Option{fakeapi.WithWeakWindow(50 * time.Millisecond)}},
 		fakeapi.ProfileQuirky: {},
+		// Google Cloud Storage ignores If-Match on writes: only the
+		// generation makes them conditional.
+		fakeapi.ProfileGCS: {client: []etagclient.Option{etagclient.WithGenerationPreconditions()}},
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -196,6 +197,41 @@ func checkContentType(h http.Header) error {
 		return fmt.Errorf("%w: content type %q", ErrNotJSON, ct)
 	}
 	return nil
+}
+
+// storeCode returns the <Code> of an object store's XML error body (S3,
+// Azure and GCS share the shape), or "". It reads at most 16 KiB; the body
+// is never logged, as S3's can hold the request's session token.
+func storeCode(resp *http.Response) string {
+	ct := strings.ToLower(resp.Header.Get("Content-Type"))
+	if !strings.Contains(ct, "xml") {
+		if code := resp.Header.Get("x-ms-error-code"); code != "" {
+			return sanitizeCode(code)
+		}
+		return ""
+	}
+	var e struct {
+		Code string `xml:"Code"`
+	}
+	if err := xml.NewDecoder(io.LimitReader(resp.Body, 16<<10)).Decode(&e); err != nil {
+		return sanitizeCode(resp.Header.Get("x-ms-error-code"))
+	}
+	return sanitizeCode(e.Code)
+}
+
+// sanitizeCode keeps a store code to what such codes are made of, so a
+// hostile server cannot put arbitrary text into conditions.
+func sanitizeCode(code string) string {
+	code = strings.TrimSpace(code)
+	if len(code) > 64 {
+		return ""
+	}
+	for _, r := range code {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_') {
+			return ""
+		}
+	}
+	return code
 }
 
 // checkContentEncoding refuses a body in a content coding: the client asks

@@ -54,10 +54,15 @@ func (c *Client) get(ctx context.Context, ifNoneMatch string) (getAnswer, error)
 		gen, _ := parseGeneration(resp.Header)
 		return getAnswer{notModified: true, etag: etag, generation: gen}, nil
 	case http.StatusNotFound:
+		// An object store says whether the object or its bucket is
+		// missing: only a missing object can be created.
+		if code := storeCode(resp); containerMissing(code) {
+			return getAnswer{}, fmt.Errorf("GET %s: %w", c.safeURL, &StatusError{Method: http.MethodGet, Code: resp.StatusCode, StoreCode: code})
+		}
 		return getAnswer{absent: true}, nil
 	case http.StatusOK:
 	default:
-		return getAnswer{}, fmt.Errorf("GET %s: %w", c.safeURL, &StatusError{Method: http.MethodGet, Code: resp.StatusCode})
+		return getAnswer{}, fmt.Errorf("GET %s: %w", c.safeURL, &StatusError{Method: http.MethodGet, Code: resp.StatusCode, StoreCode: storeCode(resp)})
 	}
 	// The content type is checked before the ETag: an HTML page from a
 	// proxy or a login portal usually has no ETag, and "not JSON" is the
@@ -209,7 +214,7 @@ func (c *Client) put(ctx context.Context, next *Document, pre precondition) (put
 	case code == http.StatusRequestEntityTooLarge:
 		return putAnswer{}, fmt.Errorf("PUT %s: %w: the server refused %d bytes (413)", c.safeURL, ErrRejected, len(next.Bytes()))
 	default:
-		return putAnswer{}, fmt.Errorf("PUT %s: %w", c.safeURL, &StatusError{Method: http.MethodPut, Code: code})
+		return putAnswer{}, fmt.Errorf("PUT %s: %w", c.safeURL, &StatusError{Method: http.MethodPut, Code: code, StoreCode: storeCode(resp)})
 	}
 }
 
