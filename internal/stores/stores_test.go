@@ -15,9 +15,9 @@ import (
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
+	"github.com/listkeeper/listkeeper/internal/stores"
 	"github.com/listkeeper/listkeeper/internal/storetest/gcstoken"
 	"github.com/listkeeper/listkeeper/internal/storetest/s3fake"
-	"github.com/listkeeper/listkeeper/internal/stores"
 )
 
 // secrets serves Secret data from a map, as the operator's API reader would.
