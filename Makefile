@@ -10,6 +10,9 @@ GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s
 KUBEBUILDER_ASSETS ?= $(ENVTEST_ASSETS)
 export KUBEBUILDER_ASSETS
+# Azurite (Azure Blob Storage emulator) for the object-store tests, installed
+# with npm from hack/azurite/package-lock.json.
+AZURITE_DIR ?= hack/azurite
 
 GO ?= go
 # Packages whose tests are concurrency-heavy run under the race detector.
@@ -58,7 +61,7 @@ verify: controller-gen ## Fail when gofmt would change a file or the committed g
 	@hack/verify.sh "$(CONTROLLER_GEN)"
 
 .PHONY: test
-test: verify vet lint envtest-assets build ## Run every test (unit, envtest against a real kube-apiserver, race detector).
+test: verify vet lint envtest-assets build azurite ## Run every test (unit, envtest against a real kube-apiserver, race detector).
 	$(GO) test -race -count=1 -timeout 25m $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 25m $$($(GO) list ./... | grep -v -e /internal/ -e /cmd/ -e /test/ -e /bench)
 
@@ -137,3 +140,9 @@ $(ENVTEST_ASSETS)/kube-apiserver: hack/tools/kube-apiserver/go.mod
 	cd hack/tools/kube-apiserver && $(GO) build -o $@ k8s.io/kubernetes/cmd/kube-apiserver
 $(ENVTEST_ASSETS)/etcd: hack/tools/etcd/go.mod hack/tools/etcd/main.go
 	cd hack/tools/etcd && $(GO) build -o $@ .
+
+.PHONY: azurite
+azurite: $(AZURITE_DIR)/node_modules/.installed ## Install Azurite 3.35.0 (npm) into hack/azurite for the object-store tests.
+$(AZURITE_DIR)/node_modules/.installed: $(AZURITE_DIR)/package.json $(AZURITE_DIR)/package-lock.json $(AZURITE_DIR)/install.sh
+	$(AZURITE_DIR)/install.sh
+	touch $@
