@@ -65,8 +65,8 @@ type managerConfig struct {
 // Lease timing of in-process members: short, so tests that stop a member
 // see its buckets move within seconds.
 const (
-	testLeaseDuration = 10 * time.Second
-	testRenewPeriod   = time.Second
+	testLeaseDuration = 30 * time.Second
+	testRenewPeriod   = 2 * time.Second
 )
 
 // replica is a manager running in the test process, wired by Setup like

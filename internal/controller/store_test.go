@@ -1,0 +1,146 @@
+package controller
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/storetest/s3fake"
+	"github.com/listkeeper/listkeeper/internal/stores"
+)
+
+// s3Items returns the IDs of an S3 object.
+func s3Items(t *testing.T, s3 *s3fake.Server, bucket, key string) []string {
+	t.Helper()
+	body, _, err := s3.GetObject(bucket, key)
+	if err != nil {
+		return nil
+	}
+	doc, err := etagclient.ParseDocument(body, etagclient.Pointer{"items"})
+	if err != nil {
+		t.Fatalf("the S3 object is not a list: %v", err)
+	}
+	return doc.Items()
+}
+
+// TestS3ThreeReplicas: three member replicas keep 300 entries on a list in
+// S3 (gofakes3 behind a SigV4 verifier, credentials from a Secret, a
+// document the first write creates). Nothing is lost; the request counts
+// per replica are reported. Then the Secret gets a wrong key: the list and
+// a new entry say Unauthorized, and nothing is written.
+func TestS3ThreeReplicas(t *testing.T) {
+	const entries = 300
+	requireEnv(t)
+	ns := newNamespace(t)
+	ctx := ctxFor(t)
+	s3, err := s3fake.New(s3fake.WithBuckets("lists"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s3.Start()
+	t.Cleanup(s3.Close)
+
+	reps := make([]*replica, 3)
+	for i := range reps {
+		reps[i] = startManager(t, managerConfig{namespace: ns, member: true, maxConcurrent: 8})
+	}
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "aws", Namespace: ns},
+		StringData: map[string]string{stores.AWSAccessKeyID: s3fake.TestAccessKeyID, stores.AWSSecretAccessKey: s3fake.TestSecretAccessKey},
+	}
+	create(t, secret)
+	xl := newExternalList(ns, "s3", s3.URL()+"/lists/allow.json", func(s *v1alpha1.ExternalListSpec) {
+		s.ItemsPointer = "/items"
+		s.CreateIfMissing = true
+		s.Auth = &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{Region: s3fake.DefaultRegion, SecretRef: &v1alpha1.SecretReference{Name: "aws"}}}
+	})
+	create(t, xl)
+	waitCondition(t, xl, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady, waitTimeout)
+	waitSplit(t, reps)
+	s3.ResetRequests()
+
+	ids := make([]string, entries)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("tenant-%03d", i)
+	}
+	parallel(t, entries, func(i int) error { return k8sClient.Create(ctx, newListEntry(ns, ids[i], "s3", ids[i])) })
+	start := time.Now()
+	eventually(t, 3*time.Minute, "every ID in S3", func() error {
+		if n := len(missing(ids, s3Items(t, s3, "lists", "allow.json"))); n > 0 {
+			return fmt.Errorf("%d missing", n)
+		}
+		return nil
+	})
+	created := time.Since(start)
+	parallel(t, entries, func(i int) error {
+		return client.IgnoreNotFound(k8sClient.Delete(ctx, newListEntry(ns, ids[i], "s3", ids[i])))
+	})
+	eventually(t, 3*time.Minute, "the S3 list empty again", func() error {
+		if items := s3Items(t, s3, "lists", "allow.json"); len(items) > 0 {
+			return fmt.Errorf("%d left", len(items))
+		}
+		return nil
+	})
+	st := s3.Stats()
+	var perReplica []string
+	for i, r := range reps {
+		perReplica = append(perReplica, fmt.Sprintf("replica %d: GET=%d PUT=%d 412=%d", i, r.counters.Gets.Load(), r.counters.Puts.Load(), r.counters.PreconditionFailed.Load()))
+	}
+	t.Logf("S3, 3 replicas, %d entries created (all in S3 after %s) and deleted: %d requests (%.3f per change): GET %v, PUT %v; %s",
+		entries, created.Round(time.Millisecond), st.Total, float64(st.Total)/(2*entries), st.Requests["GET"], st.Requests["PUT"], strings.Join(perReplica, "; "))
+	if n := st.CountCode(http.StatusForbidden); n != 0 {
+		t.Errorf("%d requests were refused with the right credentials", n)
+	}
+
+	// A wrong key: Unauthorized on the list and on a new entry, no write.
+	secret.StringData = map[string]string{stores.AWSAccessKeyID: s3fake.TestAccessKeyID, stores.AWSSecretAccessKey: "wrong-secret-planted-0x5EC2E7"}
+	if err := k8sClient.Update(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	puts := s3.Stats().Count(http.MethodPut, http.StatusOK)
+	e := newListEntry(ns, "late", "s3", "late")
+	create(t, e)
+	waitCondition(t, e, v1alpha1.ConditionSynced, metav1.ConditionFalse, v1alpha1.ReasonUnauthorized, waitTimeout)
+	waitCondition(t, xl, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonUnauthorized, waitTimeout)
+	if after := s3.Stats().Count(http.MethodPut, http.StatusOK); after != puts {
+		t.Errorf("%d writes with a wrong key", after-puts)
+	}
+}
+
+// parallel runs fn(0..n-1) on 16 goroutines and fails on the first error.
+func parallel(t *testing.T, n int, fn func(i int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	next := make(chan int)
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := fn(i); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
