@@ -43,6 +43,13 @@ limitations under the License.
 //     its Lease) that were pending at the signal or changed after it, when
 //     the last was done: after SIGKILL within 15 s (the Lease lasts 10 s),
 //     after SIGTERM none waiting more than 3 s.
+//   - TestChurnWhileScaling: 24 IDs with up to three holders each, and six
+//     goroutines that toggle holders, swap one holder of an ID for another
+//     at once and delete an entry to re-create it under its name, while the
+//     replicas go 3 -> 5 -> 2 (one SIGKILL, two SIGTERM); from the
+//     scale-down on, the odd IDs lose all their holders. At rest the list
+//     must hold exactly the bystanders and every ID with a live holder,
+//     and the two replicas left must claim every bucket once.
 //
 // Each test's replicas keep their membership Leases in the test's own
 // namespace (--lease-namespace), and a test starts once the replicas'
