@@ -163,11 +163,43 @@ func LeasesOf(leases []MemberLease, names ...string) []MemberLease {
 	return out
 }
 
+// Unsettled counts the buckets, of n, that the leases do not claim the way
+// the members' rendezvous hashing (membership.Assign) assigns them among
+// the leases' holders: claimed by another holder, by more than one, or by
+// none. While it is not 0, buckets are still moving (a member that joins
+// starts with none), or a Lease cannot be read.
+func Unsettled(leases []MemberLease, n int) int {
+	holders := make([]string, len(leases))
+	for i, l := range leases {
+		holders[i] = l.Holder
+	}
+	owner := membership.Assign(holders, n)
+	claimants := make([][]string, n)
+	for _, l := range leases {
+		if l.Err != nil {
+			return n
+		}
+		for _, b := range l.Buckets {
+			if b >= 0 && b < n {
+				claimants[b] = append(claimants[b], l.Holder)
+			}
+		}
+	}
+	off := 0
+	for b, cs := range claimants {
+		if len(cs) != 1 || cs[0] != owner[b] {
+			off++
+		}
+	}
+	return off
+}
+
 // WaitMembers waits until every one of managers holds a member Lease in
-// namespace and their Leases claim each of n buckets exactly once: the
-// replicas have joined and the buckets have settled. A manager's /readyz
-// says only that its caches are synced; it joins a moment later, and
-// buckets move as the others join. It gives up when a child of sup exits
+// namespace and their Leases claim the n buckets as the members assign
+// them among themselves (Unsettled is 0): the replicas have joined and
+// the buckets have moved. A manager's /readyz says only that its caches
+// are synced; it joins a moment later, with no bucket, and takes its share
+// as the others hand it over. It gives up when a child of sup exits
 // early, ctx ends or timeout passes.
 func WaitMembers(ctx context.Context, c client.Client, sup *Supervisor, namespace string, managers []*Manager, n int, timeout time.Duration) error {
 	names := make([]string, len(managers))
@@ -182,9 +214,9 @@ func WaitMembers(ctx context.Context, c client.Client, sup *Supervisor, namespac
 			return false, err
 		}
 		theirs := LeasesOf(all, names...)
-		cov := CoverageOf(theirs, n)
-		last = fmt.Sprintf("%d of %d replicas hold a Lease; %v", len(theirs), len(names), cov)
-		return len(theirs) == len(names) && cov.Complete(), nil
+		off := Unsettled(theirs, n)
+		last = fmt.Sprintf("%d of %d replicas hold a Lease; %v; %d buckets not where they belong", len(theirs), len(names), CoverageOf(theirs, n), off)
+		return len(theirs) == len(names) && off == 0, nil
 	})
 	if err != nil {
 		return fmt.Errorf("the replicas' buckets did not settle: %w (%s)", err, last)

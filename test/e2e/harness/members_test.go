@@ -17,9 +17,12 @@ limitations under the License.
 package harness
 
 import (
+	"errors"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/listkeeper/listkeeper/internal/membership"
 )
 
 func TestDecodeBuckets(t *testing.T) {
@@ -96,5 +99,38 @@ func TestLeasesOf(t *testing.T) {
 	}
 	if want := []string{"new", "two"}; !slices.Equal(got, want) {
 		t.Errorf("LeasesOf = %v, want %v", got, want)
+	}
+}
+
+func TestUnsettled(t *testing.T) {
+	const n = 16
+	holders := []string{"manager-1-aaaaaa", "manager-2-bbbbbb"}
+	owner := membership.Assign(holders, n)
+	share := func(h string) []int {
+		var out []int
+		for b, o := range owner {
+			if o == h {
+				out = append(out, b)
+			}
+		}
+		return out
+	}
+	settled := []MemberLease{{Holder: holders[0], Buckets: share(holders[0])}, {Holder: holders[1], Buckets: share(holders[1])}}
+	if got := Unsettled(settled, n); got != 0 {
+		t.Errorf("Unsettled(assigned shares) = %d, want 0", got)
+	}
+	all := make([]int, n)
+	for b := range all {
+		all[b] = b
+	}
+	joining := []MemberLease{{Holder: holders[0], Buckets: all}, {Holder: holders[1]}}
+	if got, want := Unsettled(joining, n), len(share(holders[1])); got != want {
+		t.Errorf("Unsettled(one holds all, one joined) = %d, want %d", got, want)
+	}
+	if got, want := Unsettled([]MemberLease{settled[0], {Holder: holders[1], Buckets: all}}, n), len(share(holders[0])); got != want {
+		t.Errorf("Unsettled(one claims all, the other its share) = %d, want %d", got, want)
+	}
+	if got := Unsettled([]MemberLease{settled[0], {Holder: holders[1], Err: errors.New("unreadable")}}, n); got != n {
+		t.Errorf("Unsettled(unreadable) = %d, want %d", got, n)
 	}
 }
