@@ -126,7 +126,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	if defAssets == "" {
 		defAssets = filepath.Join("bin", "k8s")
 	}
-	replicas := "1,3"
+	replicas := "1,3,5"
 	fs.StringVar(&cfg.bin, "bin", "bin", "directory holding the manager and fakeapi binaries")
 	fs.StringVar(&cfg.assets, "assets", defAssets, "directory holding kube-apiserver and etcd (default $KUBEBUILDER_ASSETS, else bin/k8s)")
 	fs.StringVar(&replicas, "replicas", replicas, "comma-separated replica counts, one round each")

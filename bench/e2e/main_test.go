@@ -43,7 +43,7 @@ func TestParseFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(def.replicas, []int{1, 3}) || def.entries != 1000 || def.latency != 2*time.Millisecond || def.batchInterval != "" {
+	if !slices.Equal(def.replicas, []int{1, 3, 5}) || def.entries != 1000 || def.latency != 2*time.Millisecond || def.batchInterval != "" {
 		t.Errorf("defaults = %+v", def)
 	}
 	for _, args := range [][]string{
@@ -56,7 +56,7 @@ func TestParseFlags(t *testing.T) {
 	}
 }
 
-// sampleResults is a run of two rounds.
+// sampleResults is a run of three rounds: R=1, 3 and 5.
 func sampleResults() *results {
 	rec := func(success, errs float64) map[harness.ReconcileKey]float64 {
 		return map[harness.ReconcileKey]float64{{Controller: "listentry", Result: "success"}: success,
@@ -71,16 +71,20 @@ func sampleResults() *results {
 			total = total.Add(m)
 		}
 		p.Total = figuresOf("total", total)
+		p.Operator = operatorAPIOf(harness.Counters{Managers: replicas},
+			harness.APIServerMetrics{Requests: map[string]float64{"leases PUT": 10, "leases GET": 2}}, true)
 		return p
 	}
-	m := harness.ManagerMetrics{Requests: 100, Conflicts: 4, Writes: 20, Batches: 20, Changes: 300, Reconciles: rec(2000, 3)}
+	m := harness.ManagerMetrics{Requests: 100, Conflicts: 4, Writes: 20, Batches: 20, Changes: 300, Reconciles: rec(2000, 3),
+		APIRequests: map[string]float64{"GET": 2, "PUT": 4, "PATCH": 500, "POST": 1}, APIConflicts: 3}
 	return &results{
 		Started: time.Date(2026, 12, 2, 14, 0, 0, 0, time.UTC), Elapsed: 120,
-		Config: config{replicas: []int{1, 3}, entries: 1000, bystanders: 50, latency: 2 * time.Millisecond, workers: 8, clients: 16, timeout: time.Minute}.public(),
+		Config: config{replicas: []int{1, 3, 5}, entries: 1000, bystanders: 50, latency: 2 * time.Millisecond, workers: 8, clients: 16, timeout: time.Minute}.public(),
 		Host:   host{GoVersion: "go1.26.8", GOMAXPROCS: 2, LoadStart: [3]float64{1, 1, 1}, LoadEnd: [3]float64{1.5, 1, 1}},
 		Rounds: []round{
 			{Replicas: 1, Phases: []phase{mk("create", 10, 0.1, m), mk("delete", 12, 0.05, m)}},
 			{Replicas: 3, Phases: []phase{mk("create", 9, 0.4, m, m, m), mk("delete", 11, 0.6, m, m, m)}},
+			{Replicas: 5, Phases: []phase{mk("create", 12.5, 0.08, m, m, m, m, m), mk("delete", 14, 0.09, m, m, m, m, m)}},
 		},
 	}
 }
@@ -88,12 +92,40 @@ func sampleResults() *results {
 func TestTargets(t *testing.T) {
 	r := sampleResults()
 	got := checkTargets(r)
-	if len(got) != 2 || !got[0].Known || got[0].Met || got[0].Got != "0.40, 0.60" || !got[1].Known || !got[1].Met {
-		t.Errorf("checkTargets = %+v", got)
+	type row struct {
+		name, got  string
+		known, met bool
+	}
+	want := []row{
+		{"list requests per change, R=1 (create, delete)", "0.100, 0.050", true, true},
+		// (507 - 12) requests per phase, twice, per 1000 entries.
+		{"Kubernetes API requests per entry, R=1 (create + delete, every verb, Leases left out)", "0.99", true, true},
+		{"list requests per change, R=3 (create, delete)", "0.400, 0.600", true, false},
+		{"Kubernetes API requests per entry, R=3 (create + delete, every verb, Leases left out)", "3.02", true, true},
+		{"list requests per change, R=5 (create, delete)", "0.080, 0.090", true, true},
+		{"Kubernetes API requests per entry, R=5 (create + delete, every verb, Leases left out)", "5.05", true, false},
+		{"create time, R=5 vs R=1", "12.50s vs 10.00s (1.25×)", true, false},
+		{"delete time, R=5 vs R=1", "14.00s vs 12.00s (1.17×)", true, true},
+		{"delete time, R=3 vs R=1", "11.00s vs 12.00s (0.92×)", true, true},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("checkTargets gave %d targets, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if g := got[i]; g.Name != w.name || g.Got != w.got || g.Known != w.known || g.Met != w.met {
+			t.Errorf("target %d = %+v, want %+v", i, g, w)
+		}
 	}
 	r.Rounds = r.Rounds[1:]
-	if got := checkTargets(r); got[1].Known {
-		t.Errorf("the delete target is known without a round of 1 replica: %+v", got[1])
+	for _, tg := range checkTargets(r)[4:] {
+		if tg.Known {
+			t.Errorf("a comparison with R=1 is known without a round of 1 replica: %+v", tg)
+		}
+	}
+	r.Rounds[0].Phases[1].Operator.LeasesKnown = false
+	r.Rounds[0].Phases[1].Operator.Entries = r.Rounds[0].Phases[1].Operator.Total
+	if got := checkTargets(r)[1].Got; got != "3.03 (Leases included: the API server's metrics could not be read)" {
+		t.Errorf("API requests per entry without the Lease count = %q", got)
 	}
 }
 
@@ -101,21 +133,26 @@ func TestMarkdown(t *testing.T) {
 	r := sampleResults()
 	r.Targets = checkTargets(r)
 	r.Rounds[1].Phases[1].API = apiFigures{Known: true, Writes: 2200, Reads: 3000, CPUSeconds: 20}
-	r.Rounds = append(r.Rounds, round{Replicas: 5, Phases: []phase{{Name: "create", Changes: 1000}}, Error: "create: list: timed out | x\ny"})
+	r.Rounds = append(r.Rounds, round{Replicas: 7, Phases: []phase{{Name: "create", Changes: 1000}}, Error: "create: list: timed out | x\ny"})
 	var b strings.Builder
 	writeMarkdown(&b, r)
 	md := b.String()
 	for _, want := range []string{
 		"2026-12-02 14:00:00 UTC · go1.26.8 · GOMAXPROCS 2 · 120 s in total",
 		"| 3 | delete | 11.00 | 11.00 | 12.00 | 1000 | 600 | 0.600 | 12 | 40 | 60 | 15.0 | 6009 (success 6000, error 9) | 3 | ok |",
-		"| 1 | create | manager-1 | 2003 (success 2000, error 3) | 1 | 100 | 4 | 20 | 15.0 |",
-		"| 3 | create | total | 6009 (success 6000, error 9) | 3 | 300 | 12 | 60 | 15.0 |",
-		"| 5 | create | | | | 1000 | | | | | | | | | failed |",
+		"| 1 | create | manager-1 | 2003 (success 2000, error 3) | 1 | 100 | 4 | 20 | 15.0 | 507 |",
+		"| 3 | create | total | 6009 (success 6000, error 9) | 3 | 300 | 12 | 60 | 15.0 | 1521 |",
+		"| 7 | create | | | | 1000 | | | | | | | | | failed |",
 		"**failed**: create: list: timed out \\| x y |",
 		"| 3 | delete | 12.00 | 2200 | 2.20 | 3000 | 20.0 | 0.0 | 1.67 |",
 		"| 3 | create | 10.00 | - | - | - | - | 0.0 | - |",
-		"| list requests per change, 3 replicas, 1000 entries (create, delete) | ≤ 0.50 each | 0.40, 0.60 | **missed** |",
-		"| delete time, 3 replicas vs 1 | no slower than 1 replica | 11.00s vs 12.00s (-8%) | met |",
+		"| 3 | create | 9.00 | 0.400 | 12 | 1.51 | 1.52 |",
+		"| 3 | **create + delete** | | | | **3.02** | |",
+		"| 7 | create | failed | | | | |",
+		"| 5 | delete | 2535 | 10 | 5 | 20 | 2500 | 0 | 15 | 12 | 2523 | 2.52 |",
+		"| list requests per change, R=3 (create, delete) | ≤ 0.10 each | 0.400, 0.600 | **missed** |",
+		"| create time, R=5 vs R=1 | ≤ 1.2× R=1 | 12.50s vs 10.00s (1.25×) | **missed** |",
+		"| delete time, R=3 vs R=1 | no slower than R=1 | 11.00s vs 12.00s (0.92×) | met |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
@@ -160,7 +197,7 @@ func TestWriteFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		var back results
-		if err := json.Unmarshal(js, &back); err != nil || len(back.Rounds) != 2 || back.Rounds[1].Phases[0].Total.Reconciles["listentry"]["success"] != 6000 {
+		if err := json.Unmarshal(js, &back); err != nil || len(back.Rounds) != 3 || back.Rounds[1].Phases[0].Total.Reconciles["listentry"]["success"] != 6000 {
 			t.Errorf("%s does not round-trip: %v", jsonFile, err)
 		}
 	}

@@ -121,6 +121,9 @@ type phase struct {
 	// API is what the kube-apiserver served for ListEntries, and its CPU
 	// time, over the same span.
 	API apiFigures `json:"apiServer"`
+	// Operator is what the managers asked of the kube-apiserver over the
+	// same span, by their own client metrics.
+	Operator operatorAPI `json:"operatorAPI"`
 	// Total sums the replicas' figures.
 	Total figures `json:"total"`
 	// Replicas are each replica's figures.
@@ -141,11 +144,15 @@ type figures struct {
 	Reconciles map[string]map[string]float64 `json:"reconciles"`
 	// CPUSeconds is process_cpu_seconds_total.
 	CPUSeconds float64 `json:"cpuSeconds"`
+	// APIRequests are the replica's requests to the Kubernetes API server
+	// (rest_client_requests_total, every method, Lease renewals included).
+	APIRequests float64 `json:"apiRequests"`
 }
 
 func figuresOf(name string, m harness.ManagerMetrics) figures {
 	f := figures{Name: name, Requests: m.Requests, Conflicts: m.Conflicts, Writes: m.Writes, Batches: m.Batches,
-		MeanBatch: m.MeanBatch(), Reconciles: map[string]map[string]float64{}, CPUSeconds: m.CPUSeconds}
+		MeanBatch: m.MeanBatch(), Reconciles: map[string]map[string]float64{}, CPUSeconds: m.CPUSeconds,
+		APIRequests: m.APIRequestTotal()}
 	for k, v := range m.Reconciles {
 		if v == 0 {
 			continue
@@ -183,6 +190,66 @@ func apiFiguresOf(d harness.APIServerMetrics) apiFigures {
 		}
 	}
 	return f
+}
+
+// operatorAPI are the managers' own requests to the Kubernetes API server
+// during a phase.
+type operatorAPI struct {
+	// ByMethod sums every replica's rest_client_requests_total by HTTP
+	// method; Total is their sum and Conflicts the 409s among them. They
+	// include the membership's Lease renewals and reads.
+	ByMethod  map[string]float64 `json:"byMethod"`
+	Total     float64            `json:"total"`
+	Conflicts float64            `json:"conflicts"`
+	// Leases are the kube-apiserver's requests to Leases
+	// (apiserver_request_total, resource leases), when LeasesKnown: the
+	// managers' renewals and reads, and the API server's own identity
+	// Lease (one renewal every 10 s).
+	Leases      float64 `json:"leases"`
+	LeasesKnown bool    `json:"leasesKnown"`
+	// Entries is Total without Leases (Total when they are unknown): the
+	// requests the entries cost.
+	Entries float64 `json:"entries"`
+}
+
+// operatorAPIOf sums the managers' API requests of d and leaves out the
+// Lease requests that the API server counted, when it could be read.
+func operatorAPIOf(d harness.Counters, api harness.APIServerMetrics, apiKnown bool) operatorAPI {
+	t := d.ManagerTotal()
+	o := operatorAPI{ByMethod: t.APIRequests, Total: t.APIRequestTotal(), Conflicts: t.APIConflicts, Entries: t.APIRequestTotal()}
+	if apiKnown {
+		o.Leases, o.LeasesKnown = api.RequestsTo("leases"), true
+		o.Entries = max(o.Total-o.Leases, 0)
+	}
+	return o
+}
+
+// apiPerEntry is the operator's API requests per entry over the round's
+// create and delete phases, Leases left out when leasesOut; ok is false
+// unless both phases finished.
+func (rr round) apiPerEntry() (perEntry float64, leasesOut, ok bool) {
+	var sum float64
+	changes, found := 0, 0
+	leasesOut = true
+	for _, p := range rr.Phases {
+		if !p.Finished {
+			continue
+		}
+		switch p.Name {
+		case "create":
+			changes = p.Changes
+		case "delete":
+		default:
+			continue
+		}
+		sum += p.Operator.Entries
+		leasesOut = leasesOut && p.Operator.LeasesKnown
+		found++
+	}
+	if found != 2 || changes == 0 {
+		return 0, false, false
+	}
+	return sum / float64(changes), leasesOut, true
 }
 
 // reconciles returns the reconciles of controller, of every result.

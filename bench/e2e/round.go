@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/listkeeper/listkeeper/internal/membership"
 	"github.com/listkeeper/listkeeper/test/e2e/harness"
 )
 
@@ -102,8 +103,9 @@ func (rr *roundRun) run(ctx context.Context, res *round) error {
 		if err != nil {
 			return err
 		}
-		rr.b.logf("R=%d %s: %.2fs (list %.2fs, entries %.2fs), %.2f requests per change, %d 412s, mean batch %.1f",
-			rr.replicas, p.Name, p.Seconds, p.ListSeconds, p.EntriesSeconds, p.RequestsPerChange, p.Conflicts, p.Total.MeanBatch)
+		rr.b.logf("R=%d %s: %.2fs (list %.2fs, entries %.2fs), %.3f list requests per change, %d 412s, mean batch %.1f, %.2f API requests per entry (%.0f Lease requests left out)",
+			rr.replicas, p.Name, p.Seconds, p.ListSeconds, p.EntriesSeconds, p.RequestsPerChange, p.Conflicts, p.Total.MeanBatch,
+			p.Operator.Entries/float64(p.Changes), p.Operator.Leases)
 	}
 	return rr.settled(ctx)
 }
@@ -140,7 +142,9 @@ func (rr *roundRun) setUp(ctx context.Context) error {
 	}
 	rr.entries = harness.Entries{Client: c, Namespace: namespace, List: list.Name,
 		Labels: map[string]string{"listkeeper.dev/bench": "e2e"}, Workers: b.cfg.clients}
-	var args []string
+	// The members' Leases live beside the entries, whatever namespace the
+	// managers would otherwise pick.
+	args := []string{"--lease-namespace", namespace}
 	if b.cfg.batchInterval != "" {
 		args = append(args, "--batch-interval", b.cfg.batchInterval)
 	}
@@ -153,7 +157,14 @@ func (rr *roundRun) setUp(ctx context.Context) error {
 	if err := list.WaitReady(ctx, c, rr.sup, setupTimeout); err != nil {
 		return err
 	}
-	b.logf("R=%d: control plane, list server (%s, latency %v) and %d manager replica(s) up", rr.replicas, rr.lists.Base(), b.cfg.latency, rr.replicas)
+	// The phases measure the replicas at rest, not while buckets still
+	// move between them as they join.
+	joined := time.Now()
+	if err := harness.WaitMembers(ctx, c, rr.sup, namespace, rr.managers, membership.DefaultBuckets, setupTimeout); err != nil {
+		return err
+	}
+	b.logf("R=%d: control plane, list server (%s, latency %v) and %d manager replica(s) up; buckets settled after %v",
+		rr.replicas, rr.lists.Base(), b.cfg.latency, rr.replicas, time.Since(joined).Round(time.Millisecond))
 	return nil
 }
 
@@ -259,11 +270,16 @@ func (rr *roundRun) runPhase(ctx context.Context, name string, act func(context.
 	if err != nil {
 		return p, err
 	}
-	if a1, err := rr.cluster.ScrapeAPIServer(ctx); err == nil && a0Err == nil {
-		p.API = apiFiguresOf(a1.Sub(a0))
+	var apiDelta harness.APIServerMetrics
+	a1, a1Err := rr.cluster.ScrapeAPIServer(ctx)
+	if apiKnown := a0Err == nil && a1Err == nil; apiKnown {
+		apiDelta = a1.Sub(a0)
+		p.API = apiFiguresOf(apiDelta)
 	} else {
-		rr.b.logf("R=%d %s: kube-apiserver metrics unknown: %v", rr.replicas, name, cmp.Or(a0Err, err))
+		rr.b.logf("R=%d %s: kube-apiserver metrics unknown: %v", rr.replicas, name, cmp.Or(a0Err, a1Err))
 	}
+	d := c1.Sub(c0)
+	p.Operator = operatorAPIOf(d, apiDelta, p.API.Known)
 	p.ListSeconds = listPolled.Seconds()
 	if at, ok := rr.firstVersion(ctx, start, listDone); ok {
 		p.ListSeconds = at.Sub(start).Seconds()
@@ -273,7 +289,7 @@ func (rr *roundRun) runPhase(ctx context.Context, name string, act func(context.
 		p.Seconds = max(p.ListSeconds, p.EntriesSeconds)
 	}
 	p.Finished = true
-	rr.measure(&p, c1.Sub(c0))
+	rr.measure(&p, d)
 	return p, nil
 }
 

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/test/e2e/harness"
 )
 
@@ -114,5 +115,124 @@ func (e *env) checkNoPanics() {
 	}
 	if len(found) > 0 {
 		e.t.Errorf("the logs show panics:\n%s", strings.Join(found, "\n"))
+	}
+}
+
+// converged reports whether a snapshot shows the operator at rest: no
+// entry being deleted, every entry Synced, and the list exactly the
+// bystanders, first and in order, then the IDs of the live entries (each
+// ID once, however many entries hold it). why says what is still off.
+func (e *env) converged(s snapshot) (ok bool, why string) {
+	if s.err != nil {
+		return false, s.err.Error()
+	}
+	var terminating []string
+	for i := range s.entries {
+		if s.entries[i].DeletionTimestamp != nil {
+			terminating = append(terminating, s.entries[i].Name)
+		}
+	}
+	missing, leftover := harness.DiffItems(e.wantItems(s.entries), s.doc.Items)
+	switch {
+	case len(terminating) > 0:
+		return false, fmt.Sprintf("%d entries being deleted%s", len(terminating), harness.IDList(terminating))
+	case s.synced != len(s.entries):
+		return false, fmt.Sprintf("%d of %d entries Synced", s.synced, len(s.entries))
+	case len(missing)+len(leftover) > 0:
+		return false, fmt.Sprintf("the list misses %d IDs%s and has %d it should not%s",
+			len(missing), harness.IDList(missing), len(leftover), harness.IDList(leftover))
+	case !slices.Equal(headOf(s.doc.Items, len(e.bystanders)), e.bystanders):
+		return false, fmt.Sprintf("the bystanders are not first and in order: %v", headOf(s.doc.Items, len(e.bystanders)))
+	}
+	return true, ""
+}
+
+// wantItems is what the list must hold at rest with these entries: the
+// bystanders, then the ID of every live entry.
+func (e *env) wantItems(entries []v1alpha1.ListEntry) []string {
+	want := slices.Clone(e.bystanders)
+	seen := map[string]bool{}
+	for i := range entries {
+		id := entries[i].Spec.ID
+		if entries[i].DeletionTimestamp == nil && !seen[id] {
+			seen[id] = true
+			want = append(want, id)
+		}
+	}
+	return want
+}
+
+// awaitConverged polls until converged holds, bounded by timeout, and
+// then checks that it still holds settle later. It returns the last
+// snapshot.
+func (e *env) awaitConverged(ctx context.Context, timeout time.Duration) snapshot {
+	e.t.Helper()
+	var last snapshot
+	var why string
+	err := harness.Poll(ctx, e.sup, timeout, pollInterval, func(ctx context.Context) (bool, error) {
+		last = e.observe(ctx, nil)
+		ok, w := e.converged(last)
+		why = w
+		return ok, nil
+	})
+	if err != nil {
+		e.t.Fatalf("not converged: %v: %s%s", err, why, stuckOf(last))
+	}
+	select {
+	case <-time.After(settle):
+	case <-ctx.Done():
+		e.t.Fatal(ctx.Err())
+	}
+	again := e.observe(ctx, nil)
+	if ok, why := e.converged(again); !ok {
+		e.t.Fatalf("converged, but %v later no longer: %s%s", settle, why, stuckOf(again))
+	}
+	if owner := again.doc.Field("owner"); owner != docOwner {
+		e.t.Errorf("the list document's field \"owner\" is %q, want %q", owner, docOwner)
+	}
+	return again
+}
+
+// stuckOf describes up to five entries that are not at rest.
+func stuckOf(s snapshot) string {
+	var b strings.Builder
+	for _, adding := range []bool{false, true} {
+		var some []v1alpha1.ListEntry
+		for i := range s.entries {
+			if (s.entries[i].DeletionTimestamp == nil) == adding {
+				some = append(some, s.entries[i])
+			}
+		}
+		for _, line := range harness.StuckEntries(some, adding, 5) {
+			b.WriteString("\n    " + line)
+		}
+	}
+	return b.String()
+}
+
+// checkBystandersKept checks that every recorded version of the list
+// parses and starts with the bystanders, in order.
+func (e *env) checkBystandersKept(ctx context.Context) {
+	e.t.Helper()
+	h, err := e.fullHistory(ctx)
+	if err != nil {
+		e.t.Errorf("read the list's history: %v", err)
+		return
+	}
+	bad := 0
+	for _, v := range h {
+		var doc harness.Document
+		if err := json.Unmarshal(v.Body, &doc); err != nil {
+			bad++
+			e.t.Errorf("version %d (%s) does not parse: %v", v.Seq, v.ETag, err)
+			continue
+		}
+		if !slices.Equal(headOf(doc.Items, len(e.bystanders)), e.bystanders) {
+			bad++
+			e.t.Errorf("version %d (%s) at %s lost or moved a bystander: %v", v.Seq, v.ETag, v.Time.Format(time.StampMilli), headOf(doc.Items, len(e.bystanders)))
+		}
+	}
+	if bad == 0 {
+		e.t.Logf("history: %d versions, each with the %d bystanders first and in order", len(h), len(e.bystanders))
 	}
 }

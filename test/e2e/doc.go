@@ -33,6 +33,27 @@ limitations under the License.
 //     during the deletion and restarted. Everything must converge: the list
 //     ends with exactly its bystanders in their order, no entry is left, no
 //     ID was lost, and no manager panicked.
+//   - TestReplicaFailover: three replicas and a burst of creations and
+//     deletions (320 operations in about 8 s); in its middle one replica
+//     is stopped for good, with SIGKILL (subtest SIGKILL) or SIGTERM
+//     (SIGTERM). The survivors must take over: the list ends with exactly
+//     the bystanders and the IDs of the live entries, and no entry stays
+//     Terminating or unsynced. It logs when the survivors' Leases claimed
+//     every bucket and, for the entries in the victim's buckets (read from
+//     its Lease) that were pending at the signal or changed after it, when
+//     the last was done: after SIGKILL within 15 s (the Lease lasts 10 s),
+//     after SIGTERM none waiting more than 3 s.
+//   - TestChurnWhileScaling: 24 IDs with up to three holders each, and six
+//     goroutines that toggle holders, swap one holder of an ID for another
+//     at once and delete an entry to re-create it under its name, while the
+//     replicas go 3 -> 5 -> 2 (one SIGKILL, two SIGTERM); from the
+//     scale-down on, the odd IDs lose all their holders. At rest the list
+//     must hold exactly the bystanders and every ID with a live holder,
+//     and the two replicas left must claim every bucket once.
+//
+// Each test's replicas keep their membership Leases in the test's own
+// namespace (--lease-namespace), and a test starts once the replicas'
+// Leases share the buckets.
 //
 // A failing test keeps its directory (every process's log, the resources,
 // events, the list document, its history and stats, the managers' metrics)

@@ -28,6 +28,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
+	"github.com/listkeeper/listkeeper/internal/membership"
 	"github.com/listkeeper/listkeeper/test/e2e/harness"
 )
 
@@ -64,13 +65,16 @@ type env struct {
 	list       harness.ListObject
 	entries    harness.Entries
 	bystanders []string
+	// managerOpts start the replicas; addManager starts more with them.
+	managerOpts harness.ManagerOptions
 	// history collects the list's versions from list server processes
 	// that were stopped (history is per process).
 	history []fakeapi.Version
 }
 
 // newEnv starts a list server seeded with bystanders, creates the
-// ExternalList and starts the replicas, and waits until the list is Ready.
+// ExternalList and starts the replicas, and waits until the list is Ready
+// and the replicas' Leases share the buckets.
 // Everything is stopped when the test ends; a failed test keeps its
 // directory with the evidence.
 func newEnv(ctx context.Context, t *testing.T, o envOptions) *env {
@@ -107,17 +111,41 @@ func newEnv(ctx context.Context, t *testing.T, o envOptions) *env {
 	if err := e.list.Create(ctx, c); err != nil {
 		t.Fatal(err)
 	}
-	e.entries = harness.Entries{Client: c, Namespace: o.namespace, List: e.list.Name, Labels: map[string]string{"listkeeper.dev/e2e": t.Name()}}
-	e.managers, err = harness.StartManagers(ctx, e.sup, harness.ManagerOptions{
-		Bin: suite.bins.Manager, Kubeconfig: suite.cluster.Kubeconfig, Args: []string{"--namespace", o.namespace},
-	}, o.replicas)
+	e.entries = harness.Entries{Client: c, Namespace: o.namespace, List: e.list.Name,
+		Labels: map[string]string{"listkeeper.dev/e2e": strings.ReplaceAll(t.Name(), "/", "_")}}
+	// Each test's replicas are members only of each other: their Leases
+	// live in the test's namespace, so that no replica of another test
+	// (nor a Lease a killed one left behind) holds buckets of this one.
+	e.managerOpts = harness.ManagerOptions{
+		Bin: suite.bins.Manager, Kubeconfig: suite.cluster.Kubeconfig,
+		Args: []string{"--namespace", o.namespace, "--lease-namespace", o.namespace},
+	}
+	e.managers, err = harness.StartManagers(ctx, e.sup, e.managerOpts, o.replicas)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := e.list.WaitReady(ctx, c, e.sup, setupTimeout); err != nil {
 		t.Fatal(err)
 	}
+	if err := harness.WaitMembers(ctx, c, e.sup, o.namespace, e.managers, membership.DefaultBuckets, setupTimeout); err != nil {
+		t.Fatal(err)
+	}
 	return e
+}
+
+// addManager starts one more replica, called manager-<n> after the ones
+// the env has, and waits until it is ready.
+func (e *env) addManager(ctx context.Context) *harness.Manager {
+	e.t.Helper()
+	m, err := harness.NewManager(e.sup, e.managerOpts, fmt.Sprintf("manager-%d", len(e.managers)+1))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.managers = append(e.managers, m)
+	if err := m.Start(ctx); err != nil {
+		e.t.Fatalf("start %s: %v", m.Name(), err)
+	}
+	return m
 }
 
 // tearDown saves the evidence of a failed test, then stops every process.

@@ -37,14 +37,22 @@ limitations under the License.
 //     are counted so that callers can subtract them.
 //   - StartManagers runs manager replicas with their own metrics and probe
 //     ports and waits until each is ready; a Manager can be stopped, killed
-//     and restarted with the same flags. Scrape reads its Prometheus metrics
-//     (ParseMetrics parses the text format) into ManagerMetrics, summed over
-//     restarts.
+//     and restarted with the same flags, and says when it was signalled.
+//     Scrape reads its Prometheus metrics (ParseMetrics parses the text
+//     format) into ManagerMetrics, summed over restarts: list requests,
+//     writes and batches, reconciles, CPU, and the replica's own Kubernetes
+//     API requests by method (client-go's rest_client_requests_total).
+//   - A replica runs with POD_NAME set to its name, so its membership
+//     Lease can be told apart: ReadMemberLeases reads the members' Leases
+//     and the buckets they claim, LeasesOf picks a replica's newest,
+//     CoverageOf says whether they claim every bucket exactly once, and
+//     WaitMembers waits until the replicas have joined and the buckets
+//     have settled.
 //   - EnsureNamespace and ListObject create the namespace, the ExternalList
 //     for a list server's document and the Secret with its token, and wait
 //     until the list is Ready.
 //   - Entries creates, deletes and lists a labelled set of ListEntries
-//     concurrently; Poll waits for a condition with a bound and stops early
+//     concurrently, or one at a time with any ID (CreateHolder); Poll waits for a condition with a bound and stops early
 //     when a child dies; DiffItems, KeepsOrder and Count compare a list
 //     with the wanted IDs; StuckEntries says why entries hold a phase up.
 //   - ReadCounters takes the list server's request counters and every
@@ -67,6 +75,9 @@ limitations under the License.
 //     what a process did between that read and its death is not counted.
 //     A fake list server's history is per process and is not persisted.
 //   - Document decodes only documents whose IDs are at "/items".
+//   - DecodeBuckets reads the bucket claims in the format internal/membership
+//     writes, which is not an API; a change there shows as Leases whose
+//     claims cannot be read (MemberLease.Err).
 //   - Free ports are found by listening on port 0 and closing: another
 //     process may take one before the child binds it; the child then exits
 //     early and the Supervisor reports it. A list server start waits until

@@ -28,8 +28,8 @@ import (
 
 // Evidence is what to save after a failure. Every field is optional.
 type Evidence struct {
-	// Cluster's ExternalLists, ListEntries and events are saved with
-	// kubectl, and its logs copied.
+	// Cluster's ExternalLists, ListEntries, Leases and events are saved
+	// with kubectl, and its logs copied.
 	Cluster *Cluster
 	// Lists are the list servers; for each one and each of Paths the
 	// document and its history are saved, and its stats once.
@@ -55,7 +55,7 @@ func (e Evidence) Save(ctx context.Context, dir string) error {
 	}
 	if e.Cluster != nil && e.Cluster.Client != nil {
 		errs = append(errs,
-			e.saveKubectl(ctx, dir, "resources.yaml", "get", "externallists,listentries", "-A", "-o", "yaml"),
+			e.saveKubectl(ctx, dir, "resources.yaml", "get", "externallists,listentries,leases", "-A", "-o", "yaml"),
 			e.saveKubectl(ctx, dir, "events.txt", "get", "events", "-A", "--sort-by=.metadata.creationTimestamp"))
 	}
 	single := len(e.Lists) == 1 && len(e.Paths) == 1

@@ -53,7 +53,9 @@ type ManagerOptions struct {
 }
 
 // Manager is one manager replica: a process with its own metrics and probe
-// ports, serving metrics over plain HTTP. It is safe for concurrent use.
+// ports, serving metrics over plain HTTP. It runs with POD_NAME set to its
+// name, so its membership identity, and the name of its Lease, start with
+// that name (see MemberLease.Of). It is safe for concurrent use.
 type Manager struct {
 	name string
 	sup  *Supervisor
@@ -65,6 +67,7 @@ type Manager struct {
 	readyzURL  string
 	restarts   int
 	past       ManagerMetrics // summed metrics of the processes before this one
+	signalled  time.Time      // when the last stop or kill signal was sent
 }
 
 // StartManagers starts n managers named manager-1 onwards and waits until
@@ -124,7 +127,7 @@ func (m *Manager) start() error {
 		"--health-probe-bind-address", probeAddr,
 		"--max-concurrent-reconciles", strconv.Itoa(m.opts.Workers),
 	}, m.opts.Args...)
-	p, err := m.sup.Start(m.name, m.opts.Bin, args...)
+	p, err := m.sup.StartEnv(m.name, []string{"POD_NAME=" + m.name}, m.opts.Bin, args...)
 	if err != nil {
 		return err
 	}
@@ -212,12 +215,24 @@ func (m *Manager) end(how func(*Proc)) {
 	ctx, cancel := context.WithTimeout(context.Background(), scrapeBeforeStop)
 	last, err := m.scrapeCurrent(ctx)
 	cancel()
+	m.mu.Lock()
+	m.signalled = time.Now()
+	m.mu.Unlock()
 	how(p)
 	if err == nil {
 		m.mu.Lock()
 		m.past = m.past.Add(last)
 		m.mu.Unlock()
 	}
+}
+
+// Signalled returns when the replica's process was last sent SIGTERM or
+// SIGKILL by Stop, Kill or Restart (after their scrape, so a caller can
+// time what follows the signal); zero before.
+func (m *Manager) Signalled() time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.signalled
 }
 
 // Restart stops the replica if it runs, starts it again with the same

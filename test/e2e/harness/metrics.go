@@ -34,6 +34,10 @@ const (
 	MetricBatchSize  = "listkeeper_batch_size"
 	MetricReconciles = "controller_runtime_reconcile_total"
 	MetricCPU        = "process_cpu_seconds_total"
+	// MetricAPIClient is client-go's count of the process's own requests
+	// to the Kubernetes API server, by code, host and method, which
+	// controller-runtime exposes.
+	MetricAPIClient = "rest_client_requests_total"
 )
 
 // Sample is one line of the Prometheus text exposition format.
@@ -61,6 +65,14 @@ type ManagerMetrics struct {
 	Reconciles map[ReconcileKey]float64
 	// CPUSeconds is the CPU time the process used (user and system).
 	CPUSeconds float64
+	// APIRequests counts the replica's own requests to the Kubernetes API
+	// server (rest_client_requests_total) by HTTP method: every client of
+	// the process, so the controllers' reads and writes, events, and the
+	// membership's Lease reads and renewals; a watch counts once, when it
+	// is opened.
+	APIRequests map[string]float64
+	// APIConflicts are those answered 409 Conflict.
+	APIConflicts float64
 }
 
 // MetricsFrom picks the counters out of a scrape.
@@ -81,6 +93,14 @@ func MetricsFrom(samples []Sample) ManagerMetrics {
 			m.Changes += s.Value
 		case s.Name == MetricCPU:
 			m.CPUSeconds += s.Value
+		case s.Name == MetricAPIClient:
+			if m.APIRequests == nil {
+				m.APIRequests = map[string]float64{}
+			}
+			m.APIRequests[s.Labels["method"]] += s.Value
+			if s.Labels["code"] == "409" {
+				m.APIConflicts += s.Value
+			}
 		case s.Name == MetricReconciles:
 			if m.Reconciles == nil {
 				m.Reconciles = map[ReconcileKey]float64{}
@@ -105,18 +125,35 @@ func (m ManagerMetrics) combine(o ManagerMetrics, sign float64) ManagerMetrics {
 	out := ManagerMetrics{
 		Requests: m.Requests + sign*o.Requests, Conflicts: m.Conflicts + sign*o.Conflicts,
 		Writes: m.Writes + sign*o.Writes, Batches: m.Batches + sign*o.Batches, Changes: m.Changes + sign*o.Changes,
-		CPUSeconds: m.CPUSeconds + sign*o.CPUSeconds,
+		CPUSeconds: m.CPUSeconds + sign*o.CPUSeconds, APIConflicts: m.APIConflicts + sign*o.APIConflicts,
 	}
-	if len(m.Reconciles)+len(o.Reconciles) > 0 {
-		out.Reconciles = maps.Clone(m.Reconciles)
-		if out.Reconciles == nil {
-			out.Reconciles = map[ReconcileKey]float64{}
-		}
-		for k, v := range o.Reconciles {
-			out.Reconciles[k] += sign * v
-		}
+	out.APIRequests = combineMaps(m.APIRequests, o.APIRequests, sign)
+	out.Reconciles = combineMaps(m.Reconciles, o.Reconciles, sign)
+	return out
+}
+
+// combineMaps returns a + sign*b, nil when both are empty.
+func combineMaps[K comparable](a, b map[K]float64, sign float64) map[K]float64 {
+	if len(a)+len(b) == 0 {
+		return nil
+	}
+	out := maps.Clone(a)
+	if out == nil {
+		out = map[K]float64{}
+	}
+	for k, v := range b {
+		out[k] += sign * v
 	}
 	return out
+}
+
+// APIRequestTotal is the number of API requests, of every method.
+func (m ManagerMetrics) APIRequestTotal() float64 {
+	var n float64
+	for _, v := range m.APIRequests {
+		n += v
+	}
+	return n
 }
 
 // MeanBatch is the mean number of changes per write, 0 without writes.

@@ -40,6 +40,10 @@ controller_runtime_reconcile_total{controller="listentry",result="success"} 300
 controller_runtime_reconcile_total{controller="listentry",result="error"} 4
 controller_runtime_reconcile_total{controller="externallist",result="success"} 2
 process_cpu_seconds_total 12.5
+rest_client_requests_total{code="200",host="127.0.0.1:6443",method="GET"} 30
+rest_client_requests_total{code="200",host="127.0.0.1:6443",method="PATCH"} 20
+rest_client_requests_total{code="409",host="127.0.0.1:6443",method="PATCH"} 2
+rest_client_requests_total{code="200",host="127.0.0.1:6443",method="PUT"} 5
 other_metric{path="/a \"quoted\" \\ b\n",le="+Inf"} +Inf
 go_goroutines 42
 `
@@ -49,14 +53,15 @@ func TestParseMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(samples) != 16 {
-		t.Fatalf("got %d samples, want 16", len(samples))
+	if len(samples) != 20 {
+		t.Fatalf("got %d samples, want 20", len(samples))
 	}
 	got := MetricsFrom(samples)
 	want := ManagerMetrics{Requests: 168, Conflicts: 7, Writes: 40, Batches: 40, Changes: 90, CPUSeconds: 12.5,
 		Reconciles: map[ReconcileKey]float64{
 			{"listentry", "success"}: 300, {"listentry", "error"}: 4, {"externallist", "success"}: 2,
-		}}
+		},
+		APIRequests: map[string]float64{"GET": 30, "PATCH": 22, "PUT": 5}, APIConflicts: 2}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("MetricsFrom = %+v, want %+v", got, want)
 	}
@@ -69,7 +74,10 @@ func TestParseMetrics(t *testing.T) {
 	if n := got.ReconcileCount("listentry", "error"); n != 4 {
 		t.Errorf("ReconcileCount(listentry, error) = %v, want 4", n)
 	}
-	other := samples[14]
+	if n := got.APIRequestTotal(); n != 57 {
+		t.Errorf("APIRequestTotal = %v, want 57", n)
+	}
+	other := samples[18]
 	if other.Labels["path"] != "/a \"quoted\" \\ b\n" || other.Labels["le"] != "+Inf" {
 		t.Errorf("escaped labels = %q", other.Labels)
 	}
@@ -95,12 +103,15 @@ func TestParseSampleErrors(t *testing.T) {
 
 func TestManagerMetricsArithmetic(t *testing.T) {
 	a := ManagerMetrics{Requests: 10, Conflicts: 2, Writes: 5, Batches: 5, Changes: 9, CPUSeconds: 3,
-		Reconciles: map[ReconcileKey]float64{{"listentry", "success"}: 7}}
+		Reconciles:  map[ReconcileKey]float64{{"listentry", "success"}: 7},
+		APIRequests: map[string]float64{"GET": 6}, APIConflicts: 1}
 	b := ManagerMetrics{Requests: 4, Conflicts: 1, Writes: 2, Batches: 2, Changes: 3, CPUSeconds: 1,
-		Reconciles: map[ReconcileKey]float64{{"listentry", "success"}: 3, {"listentry", "error"}: 1}}
+		Reconciles:  map[ReconcileKey]float64{{"listentry", "success"}: 3, {"listentry", "error"}: 1},
+		APIRequests: map[string]float64{"GET": 2, "PATCH": 3}}
 	got := a.Sub(b).Add(b)
 	want := a
 	want.Reconciles = map[ReconcileKey]float64{{"listentry", "success"}: 7, {"listentry", "error"}: 0}
+	want.APIRequests = map[string]float64{"GET": 6, "PATCH": 0}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("a - b + b = %+v, want %+v", got, want)
 	}
@@ -110,7 +121,7 @@ func TestManagerMetricsArithmetic(t *testing.T) {
 	if got := (ManagerMetrics{}).MeanBatch(); got != 0 {
 		t.Errorf("MeanBatch without writes = %v, want 0", got)
 	}
-	if got := (ManagerMetrics{}).Add(ManagerMetrics{}); got.Reconciles != nil {
-		t.Errorf("zero + zero has Reconciles %v, want nil", got.Reconciles)
+	if got := (ManagerMetrics{}).Add(ManagerMetrics{}); got.Reconciles != nil || got.APIRequests != nil {
+		t.Errorf("zero + zero has Reconciles %v and APIRequests %v, want nil", got.Reconciles, got.APIRequests)
 	}
 }

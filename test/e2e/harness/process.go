@@ -70,8 +70,15 @@ func NewSupervisor(logDir string) *Supervisor {
 
 // Start runs bin with args as a child called name, appending its output to
 // <logDir>/<name>.log. A child started again under the same name (a
-// restart) appends to the same file, after a line that says so.
+// restart) appends to the same file, after a line that says so. The child
+// inherits this process's environment.
 func (s *Supervisor) Start(name, bin string, args ...string) (*Proc, error) {
+	return s.StartEnv(name, nil, bin, args...)
+}
+
+// StartEnv is Start with env ("KEY=value") added to the inherited
+// environment; a key in env wins over an inherited one.
+func (s *Supervisor) StartEnv(name string, env []string, bin string, args ...string) (*Proc, error) {
 	logPath := filepath.Join(s.logDir, name+".log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -82,6 +89,9 @@ func (s *Supervisor) Start(name, bin string, args ...string) (*Proc, error) {
 			name, time.Now().Format(time.RFC3339Nano), bin, strings.Join(args, " "))
 	}
 	cmd := exec.Command(bin, args...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = childProcAttr()
 	if err := cmd.Start(); err != nil {

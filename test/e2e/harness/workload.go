@@ -32,8 +32,9 @@ import (
 const DefaultWorkers = 16
 
 // Entries is a set of ListEntries that a run creates and deletes: they
-// live in Namespace, point at the ExternalList List, carry Labels, and
-// each one's ID is its name. It is safe for concurrent use.
+// live in Namespace, point at the ExternalList List and carry Labels; the
+// ID of each one that Create makes is its name, CreateHolder takes any.
+// It is safe for concurrent use.
 type Entries struct {
 	Client    client.Client
 	Namespace string
@@ -49,14 +50,8 @@ type Entries struct {
 // already exists counts as created.
 func (e Entries) Create(ctx context.Context, names []string) error {
 	return ForEach(ctx, orDefault(e.Workers, DefaultWorkers), names, func(ctx context.Context, name string) error {
-		le := &v1alpha1.ListEntry{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.Namespace, Labels: e.Labels},
-			Spec:       v1alpha1.ListEntrySpec{ListRef: v1alpha1.ListReference{Name: e.List}, ID: name},
-		}
-		if err := e.Client.Create(ctx, le); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("create ListEntry %s: %w", name, err)
-		}
-		return nil
+		_, err := e.CreateHolder(ctx, name, name)
+		return err
 	})
 }
 
@@ -64,12 +59,39 @@ func (e Entries) Create(ctx context.Context, names []string) error {
 // gone counts as deleted.
 func (e Entries) Delete(ctx context.Context, names []string) error {
 	return ForEach(ctx, orDefault(e.Workers, DefaultWorkers), names, func(ctx context.Context, name string) error {
-		le := &v1alpha1.ListEntry{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.Namespace}}
-		if err := e.Client.Delete(ctx, le); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("delete ListEntry %s: %w", name, err)
-		}
-		return nil
+		_, err := e.DeleteOne(ctx, name)
+		return err
 	})
+}
+
+// CreateHolder creates one ListEntry called name that holds id (several
+// entries may hold one ID). created is false when an entry of that name
+// exists already, perhaps still being deleted.
+func (e Entries) CreateHolder(ctx context.Context, name, id string) (created bool, err error) {
+	le := &v1alpha1.ListEntry{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.Namespace, Labels: e.Labels},
+		Spec:       v1alpha1.ListEntrySpec{ListRef: v1alpha1.ListReference{Name: e.List}, ID: id},
+	}
+	switch err := e.Client.Create(ctx, le); {
+	case apierrors.IsAlreadyExists(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("create ListEntry %s: %w", name, err)
+	}
+	return true, nil
+}
+
+// DeleteOne deletes the named ListEntry. deleted is false when it was
+// already gone; an entry that is already being deleted counts as deleted.
+func (e Entries) DeleteOne(ctx context.Context, name string) (deleted bool, err error) {
+	le := &v1alpha1.ListEntry{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.Namespace}}
+	switch err := e.Client.Delete(ctx, le); {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("delete ListEntry %s: %w", name, err)
+	}
+	return true, nil
 }
 
 // Existing returns the set's ListEntries that exist, including those
