@@ -97,7 +97,7 @@ demo: envtest-assets build ## Run the operator end to end: kube-apiserver, fake 
 	$(GO) run ./hack/demo --bin $(LOCALBIN) --assets "$(KUBEBUILDER_ASSETS)" $(ARGS)
 
 .PHONY: bench-e2e
-bench-e2e: envtest-assets build ## End to end on a real control plane: 1,000 entries with 1 and 3 manager replicas; results in bench/results/latest-e2e (ARGS="--entries N --replicas 1,3 --latency 2ms").
+bench-e2e: envtest-assets build ## End to end on a real control plane: 1,000 entries with 1, 3 and 5 manager replicas; results in bench/results/latest-e2e (ARGS="--entries N --replicas 1,3,5 --latency 2ms").
 	$(GO) run ./bench/e2e --bin $(LOCALBIN) --assets "$(KUBEBUILDER_ASSETS)" $(ARGS)
 
 .PHONY: docker-build

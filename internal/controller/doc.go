@@ -12,10 +12,14 @@
 // change is committed the entry is queued again and the outcome is recorded.
 // That lets every change a replica has in flight combine into a few writes.
 //
-// No replica coordinates with another. Every replica reconciles every
-// object, and correctness rests on two rules: each write is a conditional
-// read-modify-write, and each decision made from a possibly stale cache is
-// checked against the API server after the write (an ID added for an entry
-// that was meanwhile deleted is taken off again; an ID removed while another
-// entry came to hold it is put back).
+// Replicas share the work through internal/membership: each ListEntry
+// falls in a bucket hashed from its document (URL and items pointer) and
+// ID, each ExternalList in one hashed from its namespace and name, and only
+// the replica that holds a bucket acts on its objects (Owner). All holders
+// of one ID in one document are thus decided in one process, in order, and
+// the entry's finalizer is the durable record that its ID may be on the
+// list: it goes only after the owner has removed the ID or seen another
+// live holder. Changes are fenced, so a replica that lost a bucket never
+// writes for it again after a lost write. Setup wires everything, for
+// cmd/manager and the tests alike.
 package controller

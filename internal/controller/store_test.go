@@ -14,8 +14,8 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
-	"github.com/listkeeper/listkeeper/internal/storetest/s3fake"
 	"github.com/listkeeper/listkeeper/internal/stores"
+	"github.com/listkeeper/listkeeper/internal/storetest/s3fake"
 )
 
 // s3Items returns the IDs of an S3 object.
@@ -143,4 +143,3 @@ func parallel(t *testing.T, n int, fn func(i int) error) {
 		t.Fatal(err)
 	}
 }
-

@@ -283,6 +283,9 @@ func (m *Member) step(ctx context.Context) error {
 	}
 	due := !m.acting || now.Sub(m.renewed) >= m.opts.RenewPeriod
 	m.mu.Unlock()
+	if due && m.acting {
+		m.collect(ctx, now)
+	}
 	if !changed && !due {
 		return nil
 	}
@@ -463,13 +466,56 @@ func (m *Member) observe(obj any) {
 			claims[b] = true
 		}
 	}
+	now := m.opts.Clock.Now()
 	m.mu.Lock()
 	p, ok := m.peers[l.Name]
-	if !ok || p.rv != l.ResourceVersion {
-		m.peers[l.Name] = &peer{identity: *l.Spec.HolderIdentity, claims: claims, rv: l.ResourceVersion, seen: m.opts.Clock.Now()}
+	switch {
+	case !ok:
+		m.peers[l.Name] = &peer{identity: *l.Spec.HolderIdentity, claims: claims, rv: l.ResourceVersion, seen: m.firstSeen(l, now)}
+	case p.rv != l.ResourceVersion:
+		m.peers[l.Name] = &peer{identity: *l.Spec.HolderIdentity, claims: claims, rv: l.ResourceVersion, seen: now}
 	}
 	m.mu.Unlock()
 	m.poke()
+}
+
+// firstSeen dates a Lease this member sees for the first time. Its own
+// clock decides expiry, so a Lease first seen now would count as live for
+// a whole lease duration, and a member that joins next to the Lease of a
+// member that was killed long ago would wait that long for the buckets the
+// dead Lease still claims. The Lease's renewTime says how old it is; it is
+// trusted only down to two renew periods before expiry: a live member
+// renews within one period and is then seen anew, so clock skew between
+// nodes cannot make a live member look dead.
+func (m *Member) firstSeen(l *coordinationv1.Lease, now time.Time) time.Time {
+	floor := now.Add(-m.opts.LeaseDuration + 2*m.opts.RenewPeriod)
+	if l.Spec.RenewTime == nil || l.Spec.RenewTime.After(floor) {
+		return now
+	}
+	return floor
+}
+
+// collect deletes the Leases of members this one considers dead, so that
+// the Leases of killed replicas do not pile up. The delete is conditional on
+// the resourceVersion seen: a Lease renewed meanwhile is kept.
+func (m *Member) collect(ctx context.Context, now time.Time) {
+	m.mu.Lock()
+	var dead []struct{ name, rv string }
+	for name, p := range m.peers {
+		if now.Sub(p.seen) >= m.opts.LeaseDuration+m.opts.RenewPeriod {
+			dead = append(dead, struct{ name, rv string }{name, p.rv})
+		}
+	}
+	m.mu.Unlock()
+	for _, d := range dead {
+		rv := d.rv
+		err := m.kube.CoordinationV1().Leases(m.opts.Namespace).Delete(ctx, d.name, metav1.DeleteOptions{
+			Preconditions: &metav1.Preconditions{ResourceVersion: &rv},
+		})
+		if err == nil {
+			m.opts.Log.Info("deleted the Lease of a member that is gone", "lease", d.name)
+		}
+	}
 }
 
 func (m *Member) forget(obj any) {

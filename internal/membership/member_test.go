@@ -2,6 +2,7 @@ package membership_test
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -320,4 +322,54 @@ func TestMemberThatCannotRenewStopsThenExits(t *testing.T) {
 		return nil
 	})
 	t.Logf("b held every bucket %s after the cut (lease %s)", time.Since(cut).Round(time.Millisecond), leaseDuration)
+}
+
+// TestDeadLeaseDoesNotStallAJoin: the Lease of a member killed long ago
+// still claims every bucket. A member that joins must not wait a whole
+// lease duration for them (the Lease's renewTime shows it is long dead),
+// and it deletes the dead Lease so that such Leases do not pile up.
+func TestDeadLeaseDoesNotStallAJoin(t *testing.T) {
+	requireEnv(t)
+	ns := newNamespace(t)
+	kube := kubernetes.NewForConfigOrDie(restConfig)
+	all := make([]bool, buckets)
+	for b := range all {
+		all[b] = true
+	}
+	long := metav1.NewMicroTime(time.Now().Add(-time.Minute))
+	holder, secs := "killed", int32(leaseDuration/time.Second)
+	dead := &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: "listkeeper-member-killed", Namespace: ns,
+			Labels:      map[string]string{membership.LabelMember: "true"},
+			Annotations: map[string]string{membership.AnnotationBuckets: encodeAll(buckets)}},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &secs, RenewTime: &long, AcquireTime: &long},
+	}
+	if _, err := kube.CoordinationV1().Leases(ns).Create(context.Background(), dead, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	a := startMember(t, ns, "a", nil)
+	split(t, 10*time.Second, a)
+	took := time.Since(start)
+	t.Logf("a held every bucket %s after it started, next to a dead Lease (lease duration %s)", took.Round(time.Millisecond), leaseDuration)
+	if took >= leaseDuration+renewPeriod {
+		t.Errorf("a waited %s, a whole lease duration, for the buckets of a Lease renewed a minute ago", took)
+	}
+	eventually(t, 10*time.Second, "the dead Lease deleted", func() error {
+		_, err := kube.CoordinationV1().Leases(ns).Get(context.Background(), dead.Name, metav1.GetOptions{})
+		if err == nil {
+			return errors.New("still there")
+		}
+		return nil
+	})
+}
+
+// encodeAll is the bucket annotation of a member that claims all n buckets:
+// a bitmap, unpadded base64url, as the members write it.
+func encodeAll(n int) string {
+	bits := make([]byte, (n+7)/8)
+	for i := range bits {
+		bits[i] = 0xff
+	}
+	return base64.RawURLEncoding.EncodeToString(bits)
 }
