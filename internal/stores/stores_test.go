@@ -16,6 +16,7 @@ import (
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
 	"github.com/listkeeper/listkeeper/internal/stores"
+	"github.com/listkeeper/listkeeper/internal/storetest/azurite"
 	"github.com/listkeeper/listkeeper/internal/storetest/gcstoken"
 	"github.com/listkeeper/listkeeper/internal/storetest/s3fake"
 )
@@ -261,5 +262,70 @@ func TestGCS(t *testing.T) {
 	}
 	if _, err := c.Update(context.Background(), etagclient.Change{Add: []string{"intruder"}}); !errors.Is(err, etagclient.ErrUnauthorized) {
 		t.Fatalf("a key the token endpoint does not know: err = %v, want ErrUnauthorized", err)
+	}
+}
+
+// TestAzureSharedKey writes a list to Azurite (Microsoft's Blob emulator,
+// installed by make azurite) with the account key from a Secret: the SDK
+// signs a short-lived SAS for the blob, three clients race, nothing is
+// lost; a wrong key is unauthorized and writes nothing.
+func TestAzureSharedKey(t *testing.T) {
+	ctx := context.Background()
+	az, err := azurite.Start(ctx, azurite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = az.Stop() })
+	if err := az.CreateContainer(ctx, "lists"); err != nil {
+		t.Fatal(err)
+	}
+	url := az.BlobURL("lists", "allow.json")
+	auth := &v1alpha1.StoreAuth{Azure: &v1alpha1.AzureAuth{SharedKey: &v1alpha1.AzureSharedKey{SecretRef: v1alpha1.SecretReference{Name: "az"}}}}
+	good := secrets(map[string]map[string]string{"az": {stores.AzureAccountName: azurite.AccountName, stores.AzureAccountKey: azurite.AccountKey}})
+	var wg sync.WaitGroup
+	for r := range 3 {
+		c, err := newClient(t, url, auth, good, etagclient.WithItemsPointer("/items"), etagclient.WithCreateIfMissing(true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for g := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := c.Update(ctx, etagclient.Change{Add: []string{fmt.Sprintf("r%d-g%d", r, g)}}); err != nil {
+					t.Errorf("update: %v", err)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	reader, err := newClient(t, url, auth, good, etagclient.WithItemsPointer("/items"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := reader.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Items) != 24 {
+		t.Fatalf("the blob holds %d items %v, want 24", len(snap.Items), snap.Items)
+	}
+
+	wrongKey := "d3Jvbmcta2V5LXBsYW50ZWQtMHg3Nzc3Nzc3Nwo="
+	bad, err := newClient(t, url, auth, secrets(map[string]map[string]string{"az": {stores.AzureAccountName: azurite.AccountName, stores.AzureAccountKey: wrongKey}}),
+		etagclient.WithItemsPointer("/items"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = bad.Update(ctx, etagclient.Change{Add: []string{"intruder"}})
+	if !errors.Is(err, etagclient.ErrUnauthorized) {
+		t.Fatalf("wrong key: err = %v, want ErrUnauthorized", err)
+	}
+	if strings.Contains(err.Error(), wrongKey) || strings.Contains(err.Error(), "sig=") {
+		t.Fatalf("the error shows the key or a signature: %v", err)
+	}
+	after, err := reader.Read(ctx)
+	if err != nil || len(after.Items) != 24 {
+		t.Fatalf("after the refused write: %d items, %v", len(after.Items), err)
 	}
 }
