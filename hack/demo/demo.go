@@ -52,7 +52,7 @@ type demo struct {
 
 	sup      *harness.Supervisor
 	cluster  *harness.Cluster
-	lists    *harness.ListServer
+	store    listStore // nil until it is up
 	replicas []*harness.Manager
 	entries  harness.Entries // the demo's entries; Client is set once the cluster is up
 
@@ -67,8 +67,12 @@ func newDemo(cfg config, out io.Writer, tty bool) (*demo, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range []string{filepath.Join(cfg.bin, "manager"), filepath.Join(cfg.bin, "fakeapi"),
-		filepath.Join(cfg.assets, "kube-apiserver"), filepath.Join(cfg.assets, "etcd"), kubectl, crdDir, samplesDir} {
+	need := []string{filepath.Join(cfg.bin, "manager"),
+		filepath.Join(cfg.assets, "kube-apiserver"), filepath.Join(cfg.assets, "etcd"), kubectl, crdDir, samplesDir}
+	if cfg.store == storeFakeAPI {
+		need = append(need, filepath.Join(cfg.bin, "fakeapi"))
+	}
+	for _, f := range need {
 		if _, err := os.Stat(f); err != nil {
 			return nil, fmt.Errorf("%w (run from the repository root after 'make build envtest-assets', or use 'make demo')", err)
 		}
@@ -87,8 +91,8 @@ func newDemo(cfg config, out io.Writer, tty bool) (*demo, error) {
 // main runs the demo, reports, keeps it up if asked, tears it down and
 // returns the exit code.
 func (d *demo) main(ctx context.Context) int {
-	d.logf("listkeeper demo: %d entries, %d replicas, timeout %v per phase; temp dir %s",
-		d.cfg.entries, d.cfg.replicas, d.cfg.timeout, d.dir)
+	d.logf("listkeeper demo: %d entries, %d replicas, store %s, timeout %v per phase; temp dir %s",
+		d.cfg.entries, d.cfg.replicas, d.cfg.store, d.cfg.timeout, d.dir)
 	sum, err := d.run(ctx)
 	if len(sum.phases) > 0 && ctx.Err() == nil {
 		fmt.Fprintln(d.out)
@@ -115,11 +119,12 @@ func (d *demo) main(ctx context.Context) int {
 
 // run sets everything up and runs the phases.
 func (d *demo) run(ctx context.Context) (summary, error) {
-	sum := summary{replicas: d.replicaNames()}
+	sum := summary{replicas: d.replicaNames(), store: d.cfg.store}
 	if err := d.setUp(ctx); err != nil {
 		return sum, err
 	}
 	sum.replicas = d.replicaNames()
+	sum.conflictCodes = d.store.conflictCodes()
 	base := append(slices.Clone(d.bystanders), d.sampleID)
 	all := append(slices.Clone(base), d.names...)
 	phases := []phase{
@@ -158,7 +163,7 @@ func (d *demo) settleCheck(ctx context.Context, want []string) (finalCheck, erro
 	case <-d.sup.Died():
 		return finalCheck{}, d.sup.Err()
 	}
-	doc, err := d.lists.Document(ctx, listPath)
+	doc, err := d.store.document(ctx)
 	if err != nil {
 		return finalCheck{}, err
 	}
@@ -190,7 +195,7 @@ func (d *demo) keep(ctx context.Context) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "--keep: everything stays up until Ctrl-C. Try:\n")
 	fmt.Fprintf(&b, "  kubectl --kubeconfig %s get xl,le -A\n", d.cluster.Kubeconfig)
-	fmt.Fprintf(&b, "  curl -H 'Authorization: Bearer %s' %s\n", sampleToken, d.lists.URL(listPath))
+	fmt.Fprintf(&b, "  %s\n", d.store.hint())
 	for _, r := range d.replicas {
 		fmt.Fprintf(&b, "  curl -s %s | grep ^listkeeper_   # %s\n", r.MetricsURL(), r.Name())
 	}
@@ -207,10 +212,10 @@ func (d *demo) keep(ctx context.Context) {
 // tearDown stops every process the demo started, replicas first, and
 // removes the temp dir.
 func (d *demo) tearDown() {
-	d.logf("stopping %d replicas, the list server and the control plane", len(d.replicas))
+	d.logf("stopping %d replicas, the list store and the control plane", len(d.replicas))
 	harness.StopManagers(d.replicas...)
-	if d.lists != nil {
-		d.lists.Stop()
+	if d.store != nil {
+		d.store.close()
 	}
 	d.sup.StopAll() // anything started but not yet handed over
 	if d.cluster != nil {

@@ -18,6 +18,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,11 +59,12 @@ func (d *demo) saveEvidence(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ev := harness.Evidence{Cluster: d.cluster, Managers: d.replicas, Logs: d.sup.Logs(), Paths: []string{listPath}}
-	if d.lists != nil {
-		ev.Lists = append(ev.Lists, d.lists)
+	ev := harness.Evidence{Cluster: d.cluster, Managers: d.replicas, Logs: d.sup.Logs()}
+	var storeErr error
+	if d.store != nil {
+		storeErr = d.store.evidence(ctx, &ev, dir)
 	}
-	if err := ev.Save(ctx, dir); err != nil {
+	if err := errors.Join(ev.Save(ctx, dir), storeErr); err != nil {
 		if _, statErr := os.Stat(dir); statErr != nil {
 			return "", err
 		}

@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -48,6 +49,7 @@ type config struct {
 	replicas int           // manager processes
 	timeout  time.Duration // per phase
 	keep     bool          // stay up after the summary until Ctrl-C
+	store    string        // where the list lives: storeFakeAPI or storeS3
 }
 
 func main() {
@@ -94,6 +96,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&cfg.replicas, "replicas", 3, "manager processes to run, all active")
 	fs.DurationVar(&cfg.timeout, "timeout", 2*time.Minute, "how long each phase may take")
 	fs.BoolVar(&cfg.keep, "keep", false, "leave everything running after the summary until Ctrl-C")
+	fs.StringVar(&cfg.store, "store", storeFakeAPI, "where the list lives: fakeapi (the fake list server, bin/fakeapi) or s3 (an in-process S3 that checks SigV4)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -107,6 +110,8 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return config{}, errors.New("--replicas must be at least 1")
 	case cfg.timeout <= 0:
 		return config{}, errors.New("--timeout must be positive")
+	case !validStore(cfg.store):
+		return config{}, fmt.Errorf("--store must be one of %s, not %q", strings.Join(storeKinds, ", "), cfg.store)
 	}
 	if cfg.assets == "" { // make passes --assets "" when KUBEBUILDER_ASSETS is empty
 		cfg.assets = defAssets

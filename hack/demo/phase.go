@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
-	"github.com/listkeeper/listkeeper/internal/fakeapi"
 	"github.com/listkeeper/listkeeper/test/e2e/harness"
 )
 
@@ -50,7 +49,8 @@ type phaseResult struct {
 	finished  bool                      // the operator reached the phase's goal in time
 	changes   int                       // IDs to add or remove
 	requests  int64                     // the operator's list requests, counted by the server
-	conflicts int64                     // of which answered 412
+	conflicts int64                     // of which lost a race: 412 (and 409 from S3)
+	store     storeStats                // the store's requests during the phase, by method and code
 	missing   []string                  // IDs that should be on the list and are not
 	leftover  []string                  // IDs on the list that should not be
 	replicas  []*harness.ManagerMetrics // per replica, during the phase; nil when unknown
@@ -65,13 +65,12 @@ func (r phaseResult) lost() int { return len(r.missing) + len(r.leftover) }
 type observation struct {
 	entries []v1alpha1.ListEntry
 	doc     harness.Document
-	stats   fakeapi.Stats
+	stats   storeStats
 }
 
 // baseline is the counters at the start of a phase.
 type baseline struct {
-	stats    fakeapi.Stats
-	reads    int64
+	stats    storeStats
 	replicas []*harness.ManagerMetrics
 }
 
@@ -120,7 +119,7 @@ func (d *demo) runPhase(ctx context.Context, ph phase) (phaseResult, error) {
 	res.elapsed = time.Since(start)
 	d.ui.finish(d.status(ph, last, base, res.elapsed))
 	if err != nil {
-		if last.stats.Requests != nil && ctx.Err() == nil { // best effort: show what the phase did
+		if last.stats.known() && ctx.Err() == nil { // best effort: show what the phase did
 			res, _ = d.measure(ctx, res, base, last.stats)
 		}
 		return res, d.explain(ph, last, lastErr, err)
@@ -146,8 +145,10 @@ func (d *demo) status(ph phase, obs observation, base baseline, elapsed time.Dur
 	if !ph.adding {
 		st.done = len(d.names) - st.done
 	}
-	if obs.stats.Requests != nil {
-		st.conflicts = obs.stats.CountCode(412) - base.stats.CountCode(412)
+	if obs.stats.known() {
+		codes := d.store.conflictCodes()
+		st.conflicts = obs.stats.count(codes...) - base.stats.count(codes...)
+		st.label = summary{conflictCodes: codes}.conflictLabel()
 	}
 	return st
 }
@@ -159,20 +160,20 @@ func (d *demo) observe(ctx context.Context) (observation, error) {
 	if obs.entries, err = d.entries.Existing(ctx); err != nil {
 		return obs, err
 	}
-	if obs.doc, err = d.lists.Document(ctx, listPath); err != nil {
+	if obs.doc, err = d.store.document(ctx); err != nil {
 		return obs, err
 	}
-	obs.stats, err = d.lists.Stats(ctx)
+	obs.stats, err = d.store.stats(ctx)
 	return obs, err
 }
 
 // baseline reads the counters a phase's figures are measured from.
 func (d *demo) baseline(ctx context.Context) (baseline, error) {
-	st, err := d.lists.Stats(ctx)
+	st, err := d.store.stats(ctx)
 	if err != nil {
 		return baseline{}, err
 	}
-	b := baseline{stats: st, reads: d.lists.Reads()}
+	b := baseline{stats: st}
 	b.replicas, err = harness.ScrapeAll(ctx, d.replicas)
 	return b, err
 }
@@ -180,9 +181,11 @@ func (d *demo) baseline(ctx context.Context) (baseline, error) {
 // measure fills res's counters from the server's stats at the end of the
 // phase and a fresh scrape of the replicas. A replica that cannot be read is
 // left unknown, and the first such error returned.
-func (d *demo) measure(ctx context.Context, res phaseResult, base baseline, end fakeapi.Stats) (phaseResult, error) {
-	res.requests = end.Total - base.stats.Total - (d.lists.Reads() - base.reads)
-	res.conflicts = end.CountCode(412) - base.stats.CountCode(412)
+func (d *demo) measure(ctx context.Context, res phaseResult, base baseline, end storeStats) (phaseResult, error) {
+	codes := d.store.conflictCodes()
+	res.requests = end.Total - base.stats.Total
+	res.conflicts = end.count(codes...) - base.stats.count(codes...)
+	res.store = end.sub(base.stats)
 	now, err := harness.ScrapeAll(ctx, d.replicas)
 	res.replicas = make([]*harness.ManagerMetrics, len(now))
 	for i := range now {

@@ -40,7 +40,8 @@ type status struct {
 	total     int           // demo IDs
 	entries   int           // demo ListEntries that exist
 	synced    int           // of which Synced=True
-	conflicts int64         // 412s the server answered since the phase began
+	conflicts int64         // 412s (and S3's 409s) the store answered since the phase began
+	label     string        // what conflicts counts, "412s" when empty
 }
 
 // line renders s on one line, with a bar when bar is true.
@@ -60,7 +61,11 @@ func (s status) line(bar bool) string {
 	} else {
 		fmt.Fprintf(&b, " | entries left %d", s.entries)
 	}
-	fmt.Fprintf(&b, " | 412s %d | %4.1fs", s.conflicts, s.elapsed.Seconds())
+	label := s.label
+	if label == "" {
+		label = "412s"
+	}
+	fmt.Fprintf(&b, " | %s %d | %4.1fs", label, s.conflicts, s.elapsed.Seconds())
 	return b.String()
 }
 

@@ -26,10 +26,14 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/stores"
+	"github.com/listkeeper/listkeeper/internal/storetest/s3fake"
 	"github.com/listkeeper/listkeeper/test/e2e/harness"
 )
 
@@ -43,6 +47,8 @@ const (
 	sampleHost  = "127.0.0.1"
 	listPath    = "/lists/allow"
 	sampleToken = "demo-token"
+	// sampleEntryFile is the sample ListEntry, applied alone in s3 mode.
+	sampleEntryFile = "listkeeper_v1alpha1_listentry.yaml"
 )
 
 const (
@@ -72,11 +78,10 @@ func (d *demo) setUp(ctx context.Context) error {
 	}
 	d.entries.Client = d.cluster.Client
 	d.logf("cluster up; kubeconfig %s", d.cluster.Kubeconfig)
-	if d.lists, err = d.startListServer(ctx); err != nil {
+	if d.store, err = d.startStore(ctx); err != nil {
 		return err
 	}
-	d.logf("fake list server on %s (token %s, latency %s), %s seeded with %d bystander IDs",
-		d.lists.Base(), sampleToken, listLatency, listPath, len(d.bystanders))
+	d.logf("%s; %s seeded with %d bystander IDs", d.store.describe(), d.store.url(), len(d.bystanders))
 	d.replicas, err = harness.StartManagers(ctx, d.sup, harness.ManagerOptions{
 		Bin: filepath.Join(d.cfg.bin, "manager"), Kubeconfig: d.cluster.Kubeconfig, Workers: replicaWorkers,
 	}, d.cfg.replicas)
@@ -84,16 +89,15 @@ func (d *demo) setUp(ctx context.Context) error {
 		return err
 	}
 	d.logf("%d manager replicas ready (--max-concurrent-reconciles %d, no leader election)", len(d.replicas), replicaWorkers)
+	if d.cfg.store == storeS3 {
+		return d.createS3List(ctx)
+	}
 	return d.applySamples(ctx)
 }
 
-// startListServer starts bin/fakeapi on the samples' port when it is free,
-// else on a free port, seeded with a document of the bystander IDs.
-func (d *demo) startListServer(ctx context.Context) (*harness.ListServer, error) {
-	addr := ""
-	if harness.PortFree(samplePort) {
-		addr = sampleHost + ":" + strconv.Itoa(samplePort)
-	}
+// startStore starts the list store of --store, seeded with a document of
+// the bystander IDs.
+func (d *demo) startStore(ctx context.Context) (listStore, error) {
 	seed, err := json.Marshal(struct {
 		Items []string `json:"items"`
 		Owner string   `json:"owner"`
@@ -101,10 +105,65 @@ func (d *demo) startListServer(ctx context.Context) (*harness.ListServer, error)
 	if err != nil {
 		return nil, err
 	}
+	if d.cfg.store == storeS3 {
+		s, err := startS3Store(seed)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	srv, err := d.startListServer(ctx, seed)
+	if err != nil {
+		return nil, err
+	}
+	return &fakeAPIStore{srv: srv}, nil
+}
+
+// startListServer starts bin/fakeapi on the samples' port when it is free,
+// else on a free port, seeded with seed.
+func (d *demo) startListServer(ctx context.Context, seed []byte) (*harness.ListServer, error) {
+	addr := ""
+	if harness.PortFree(samplePort) {
+		addr = sampleHost + ":" + strconv.Itoa(samplePort)
+	}
 	return harness.StartListServer(ctx, d.sup, harness.ListServerOptions{
 		Bin: filepath.Join(d.cfg.bin, "fakeapi"), Addr: addr, Token: sampleToken, Latency: listLatency,
 		History: true, Seed: []harness.SeedDoc{{Path: listPath, Body: seed}},
 	})
+}
+
+// createS3List creates, instead of the samples' ExternalList, one of the
+// same name on the S3 object, with a Secret of the S3's test credentials,
+// applies the samples' ListEntry and waits until its ID is on the list.
+func (d *demo) createS3List(ctx context.Context) error {
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: s3Secret, Namespace: namespace},
+		StringData: map[string]string{stores.AWSAccessKeyID: s3fake.TestAccessKeyID, stores.AWSSecretAccessKey: s3fake.TestSecretAccessKey},
+	}
+	if err := d.cluster.Client.Create(ctx, secret); err != nil {
+		return fmt.Errorf("create Secret %s: %w", s3Secret, err)
+	}
+	xl := &v1alpha1.ExternalList{
+		ObjectMeta: metav1.ObjectMeta{Name: sampleList, Namespace: namespace},
+		Spec: v1alpha1.ExternalListSpec{
+			URL:          d.store.url(),
+			ItemsPointer: "/items",
+			Auth: &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{
+				Region: s3fake.DefaultRegion, SecretRef: &v1alpha1.SecretReference{Name: s3Secret},
+			}},
+		},
+	}
+	if err := d.cluster.Client.Create(ctx, xl); err != nil {
+		return fmt.Errorf("create ExternalList %s: %w", sampleList, err)
+	}
+	entryFile := filepath.Join(samplesDir, sampleEntryFile)
+	out, err := d.cluster.Kubectl(ctx, nil, "apply", "-n", namespace, "-f", entryFile)
+	if err != nil {
+		return fmt.Errorf("apply %s: %w", entryFile, err)
+	}
+	d.logf("created Secret %s (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) and ExternalList %s (url %s, itemsPointer /items, auth.aws region %s); applied %s to namespace %s:\n%s",
+		s3Secret, sampleList, xl.Spec.URL, s3fake.DefaultRegion, entryFile, namespace, indent(out))
+	return d.readSampleEntry(ctx)
 }
 
 // applySamples applies config/samples and waits until the sample entry's ID
@@ -112,7 +171,7 @@ func (d *demo) startListServer(ctx context.Context) (*harness.ListServer, error)
 func (d *demo) applySamples(ctx context.Context) error {
 	sampleServer := fmt.Sprintf("http://%s:%d/", sampleHost, samplePort)
 	out, err := d.cluster.ApplyKustomization(ctx, samplesDir, namespace, func(manifest string) string {
-		return strings.ReplaceAll(manifest, sampleServer, d.lists.Base()+"/")
+		return strings.ReplaceAll(manifest, sampleServer, strings.TrimSuffix(d.store.url(), listPath)+"/")
 	})
 	if err != nil {
 		return err
@@ -122,9 +181,15 @@ func (d *demo) applySamples(ctx context.Context) error {
 	if err := d.cluster.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: sampleList}, &xl); err != nil {
 		return fmt.Errorf("get sample ExternalList: %w", err)
 	}
-	if xl.Spec.URL != d.lists.URL(listPath) {
-		return fmt.Errorf("sample ExternalList %s points at %s, not at the demo's list %s", sampleList, xl.Spec.URL, d.lists.URL(listPath))
+	if xl.Spec.URL != d.store.url() {
+		return fmt.Errorf("sample ExternalList %s points at %s, not at the demo's list %s", sampleList, xl.Spec.URL, d.store.url())
 	}
+	return d.readSampleEntry(ctx)
+}
+
+// readSampleEntry learns the sample entry's ID and waits until it is on the
+// list.
+func (d *demo) readSampleEntry(ctx context.Context) error {
 	var le v1alpha1.ListEntry
 	if err := d.cluster.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: sampleEntry}, &le); err != nil {
 		return fmt.Errorf("get sample ListEntry: %w", err)
@@ -165,7 +230,7 @@ func (d *demo) sampleState(ctx context.Context, want []string) (ready, synced bo
 	if err = d.cluster.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: sampleEntry}, &le); err != nil {
 		return
 	}
-	doc, err := d.lists.Document(ctx, listPath)
+	doc, err := d.store.document(ctx)
 	if err != nil {
 		return
 	}

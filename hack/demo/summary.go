@@ -17,8 +17,11 @@ limitations under the License.
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +34,10 @@ type summary struct {
 	phases   []phaseResult
 	replicas []string    // replica names, in the order of phaseResult.replicas
 	final    *finalCheck // nil when the phases did not all finish
+	store    string      // the --store value; "" shows no store section
+	// conflictCodes are the store's status codes of a lost race; nil
+	// means 412.
+	conflictCodes []int
 }
 
 // finalCheck is a last look at the list, a moment after the last phase.
@@ -79,10 +86,66 @@ func (s summary) render(w io.Writer) {
 	s.renderReplicas(w)
 	fmt.Fprintln(w)
 	s.renderLost(w)
+	if s.store != "" {
+		fmt.Fprintln(w)
+		s.renderStore(w)
+	}
+}
+
+// conflictLabel names the lost-race column: "412s", or "412/409s".
+func (s summary) conflictLabel() string {
+	if len(s.conflictCodes) == 0 {
+		return "412s"
+	}
+	codes := make([]string, len(s.conflictCodes))
+	for i, c := range s.conflictCodes {
+		codes[i] = strconv.Itoa(c)
+	}
+	return strings.Join(codes, "/") + "s"
+}
+
+// renderStore writes the store's requests by method and status code, per
+// phase and in total; the lost-race codes of PUT always have a row.
+func (s summary) renderStore(w io.Writer) {
+	type key struct {
+		method string
+		code   int
+	}
+	seen := map[key]bool{}
+	for _, c := range s.conflictCodes {
+		seen[key{"PUT", c}] = true
+	}
+	for _, p := range s.phases {
+		for m, byCode := range p.store.Requests {
+			for c := range byCode {
+				seen[key{m, c}] = true
+			}
+		}
+	}
+	keys := slices.SortedFunc(maps.Keys(seen), func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.method, b.method), cmp.Compare(a.code, b.code))
+	})
+	head := []string{s.store + " requests"}
+	for _, p := range s.phases {
+		head = append(head, p.name)
+	}
+	rows := [][]string{append(head, "total")}
+	for _, k := range keys {
+		row := []string{fmt.Sprintf("%s %d", k.method, k.code)}
+		var total int64
+		for _, p := range s.phases {
+			n := p.store.Requests[k.method][k.code]
+			total += n
+			row = append(row, strconv.FormatInt(n, 10))
+		}
+		rows = append(rows, append(row, strconv.FormatInt(total, 10)))
+	}
+	fmt.Fprintf(w, "list store: %s (the operator's requests only, by method and status)\n", s.store)
+	writeTable(w, rows)
 }
 
 func (s summary) renderPhases(w io.Writer) {
-	rows := [][]string{{"phase", "time", "changes", "requests", "req/change", "412s", "lost"}}
+	rows := [][]string{{"phase", "time", "changes", "requests", "req/change", s.conflictLabel(), "lost"}}
 	for _, p := range s.phases {
 		t := p.elapsed.Round(10 * time.Millisecond).String()
 		lost := strconv.Itoa(p.lost())
