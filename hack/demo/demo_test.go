@@ -123,9 +123,69 @@ func TestParseFlags(t *testing.T) {
 	if cfg.bin != "b" || cfg.assets == "" || cfg.entries != 5 || cfg.replicas != 2 || cfg.timeout != 30*time.Second || !cfg.keep {
 		t.Errorf("parseFlags = %+v", cfg)
 	}
-	for _, args := range [][]string{{"--entries", "0"}, {"--replicas", "0"}, {"--timeout", "0s"}, {"extra"}} {
+	if cfg.store != storeFakeAPI {
+		t.Errorf("default --store = %q, want %q", cfg.store, storeFakeAPI)
+	}
+	for _, store := range []string{"fakeapi", "s3"} {
+		cfg, err := parseFlags([]string{"--store=" + store}, io.Discard)
+		if err != nil || cfg.store != store {
+			t.Errorf("parseFlags(--store=%s) = %q, %v", store, cfg.store, err)
+		}
+	}
+	for _, args := range [][]string{{"--entries", "0"}, {"--replicas", "0"}, {"--timeout", "0s"}, {"extra"},
+		{"--store", "gcs"}, {"--store", ""}, {"--store", "S3"}} {
 		if _, err := parseFlags(args, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) succeeded, want an error", args)
 		}
+	}
+}
+
+func TestSummaryRenderStore(t *testing.T) {
+	s := summary{
+		store: storeS3, conflictCodes: []int{412, 409}, replicas: []string{"manager-1"},
+		phases: []phaseResult{
+			{name: "create", finished: true, elapsed: 5 * time.Second, changes: 200, requests: 90, conflicts: 30,
+				store: storeStats{Total: 90, Requests: map[string]map[int]int64{"GET": {200: 30}, "PUT": {200: 30, 412: 28, 409: 2}}}},
+			{name: "delete", finished: true, elapsed: 4 * time.Second, changes: 200, requests: 60, conflicts: 20,
+				store: storeStats{Total: 60, Requests: map[string]map[int]int64{"GET": {200: 20}, "PUT": {200: 20, 412: 20}}}},
+		},
+	}
+	var b bytes.Buffer
+	s.render(&b)
+	for _, want := range []string{
+		"phase   time  changes  requests  req/change  412/409s  lost\n",
+		"create    5s      200        90        0.45        30     0\n",
+		"list store: s3 (the operator's requests only, by method and status)\n" +
+			"s3 requests  create  delete  total\n" +
+			"GET 200          30      20     50\n" +
+			"PUT 200          30      20     50\n" +
+			"PUT 409           2       0      2\n" +
+			"PUT 412          28      20     48\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("render lacks\n%s\ngot:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestStoreStats(t *testing.T) {
+	base := storeStats{Total: 3, Requests: map[string]map[int]int64{"GET": {200: 2}, "PUT": {412: 1}}}
+	end := storeStats{Total: 10, Requests: map[string]map[int]int64{"GET": {200: 4}, "PUT": {200: 2, 412: 3, 409: 1}}}
+	d := end.sub(base)
+	if d.Total != 7 || d.Requests["GET"][200] != 2 || d.Requests["PUT"][200] != 2 || d.Requests["PUT"][412] != 2 || d.Requests["PUT"][409] != 1 {
+		t.Errorf("sub = %+v", d)
+	}
+	if got := end.count(412, 409); got != 4 {
+		t.Errorf("count(412, 409) = %d, want 4", got)
+	}
+	if (storeStats{}).known() || !base.known() {
+		t.Error("known: want false for the zero value, true once read")
+	}
+}
+
+func TestStatusLineS3(t *testing.T) {
+	st := status{phase: "delete", elapsed: time.Second, done: 1, total: 2, entries: 1, conflicts: 3, label: "412/409s"}
+	if got, want := st.line(false), "delete  1/2 IDs off the list | entries left 1 | 412/409s 3 |  1.0s"; got != want {
+		t.Errorf("line = %q, want %q", got, want)
 	}
 }

@@ -20,30 +20,47 @@ limitations under the License.
 //   - a real kube-apiserver and etcd, started with controller-runtime's
 //     envtest from --assets, with the CRDs of config/crd/bases installed and
 //     a kubeconfig for a system:masters user written to the temp dir;
-//   - the bundled fake list server (bin/fakeapi) on 127.0.0.1:8090 when that
+//   - the list store of --store, seeded with a document of bystander IDs
+//     that the operator must leave alone: by default (--store=fakeapi) the
+//     bundled fake list server (bin/fakeapi) on 127.0.0.1:8090 when that
 //     port is free (the samples' URL), else on a free port, with the
-//     samples' bearer token, 1ms latency and a seeded document of bystander
-//     IDs that the operator must leave alone;
+//     samples' bearer token and 1ms latency; with --store=s3 an in-process
+//     S3 (internal/storetest/s3fake: gofakes3 behind a SigV4 verifier) on
+//     a free port of 127.0.0.1, the document being the object
+//     lists/allow.json;
 //   - --replicas copies of the real manager binary (bin/manager), each a
 //     separate process with its own metrics and probe ports, all active;
-//   - config/samples, rendered with kubectl kustomize and applied.
+//   - config/samples, rendered with kubectl kustomize and applied; with
+//     --store=s3 instead a Secret allow-list-aws with the S3's test
+//     credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY), an
+//     ExternalList allow-list with spec.url <S3>/lists/allow.json,
+//     itemsPointer /items and auth.aws (region us-east-1, that Secret), and
+//     the samples' ListEntry alone. The managers reach the S3 over loopback
+//     and sign every request themselves (internal/stores), as they would
+//     for Amazon S3.
 //
 // It then creates --entries ListEntries concurrently, waits until all their
 // IDs are on the list and every entry is Synced, deletes them all, and waits
 // until the list holds only the bystanders and the sample entry's ID again
 // and no demo entry is left. Progress is shown live on a terminal (one line
-// redrawn in place) and as plain lines otherwise. The fake server's
-// /_fakeapi/stats and each replica's Prometheus metrics give the requests,
-// the 412 Precondition Failed answers the replicas survived, the writes and
-// the batch sizes; a summary table closes the run, with the lost updates
-// (IDs missing from the list or left on it), which must be 0.
+// redrawn in place) and as plain lines otherwise. The demo reads the list
+// document and the store's request counts through a small interface,
+// listStore (store.go): from the fake server's admin routes
+// (/_fakeapi/stats, without the demo's own reads), or from the S3 without a
+// request (GetObject, Stats). Those counts and each replica's Prometheus
+// metrics give the requests, the lost races the replicas survived (412
+// Precondition Failed; with S3 also 409 ConditionalRequestConflict), the
+// writes and the batch sizes; a summary table closes the run, with the
+// lost updates (IDs missing from the list or left on it), which must be 0,
+// and the store used with its requests by method and status per phase.
 //
 // # Exit status and files
 //
 // The demo exits 0 on success and 1 on any failure: a phase timing out, a
 // process exiting early, or a lost update. On failure it says what failed
 // and copies the evidence (every process's log, the entries and lists as
-// YAML, the list document, its history and the server's stats) to
+// YAML, the list document, and the fake server's history and stats or the
+// S3's stats and request log) to
 // .demo/<time>/ in the repository, whose paths it prints. Interrupted
 // (Ctrl-C, SIGTERM) it exits 130. Either way it stops every process it
 // started (each runs in its own process group, which is killed whole) and
@@ -61,5 +78,8 @@ limitations under the License.
 //
 // Run it from the repository root, as `make demo` does:
 //
-//	go run ./hack/demo --bin bin --assets bin/k8s [--entries 200] [--replicas 3] [--timeout 2m] [--keep]
+//	go run ./hack/demo --bin bin --assets bin/k8s [--store fakeapi|s3] [--entries 200] [--replicas 3] [--timeout 2m] [--keep]
+//
+// or `make demo ARGS=--store=s3`. bin/fakeapi is needed only with
+// --store=fakeapi.
 package main
