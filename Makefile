@@ -93,7 +93,7 @@ run: ## Run the manager against the cluster of the current kubeconfig.
 	$(GO) run ./cmd/manager $(ARGS)
 
 .PHONY: demo
-demo: envtest-assets build ## Run the operator end to end: kube-apiserver, fake list server, 3 manager replicas (ARGS=--keep to stay up).
+demo: envtest-assets build ## Run the operator end to end: kube-apiserver, fake list server (or ARGS=--store=s3: an in-process S3), 3 manager replicas (ARGS=--keep to stay up).
 	$(GO) run ./hack/demo --bin $(LOCALBIN) --assets "$(KUBEBUILDER_ASSETS)" $(ARGS)
 
 .PHONY: bench-e2e
