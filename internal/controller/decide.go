@@ -56,16 +56,16 @@ func liveIDs(list string, entries []v1alpha1.ListEntry) []string {
 }
 
 // driftChange returns the change that corrects drift between the IDs on the
-// list and the live entries' IDs: the missing ones are added; in Exclusive
-// mode every ID that no entry holds is removed too. ok is false when there is
-// no drift.
-func driftChange(mode v1alpha1.ListMode, onList, live []string) (etagclient.Change, bool) {
+// list and the live entries' IDs: the missing IDs of this list's own
+// entries (live) are added; in Exclusive mode every ID that no entry of any
+// ExternalList naming the same document holds (keep, a superset of live)
+// is removed too. A list adds only its own entries' IDs: another list of
+// the same document may use other credentials, which may not work. ok is
+// false when there is no drift.
+func driftChange(mode v1alpha1.ListMode, onList, live, keep []string) (etagclient.Change, bool) {
 	ch := etagclient.Change{Add: missing(live, onList)}
 	if mode == v1alpha1.ListModeExclusive {
-		ch.RetainOnly = live
-		if ch.RetainOnly == nil {
-			ch.RetainOnly = []string{}
-		}
+		ch.RetainOnly = append(append([]string{}, keep...), missing(live, keep)...)
 	}
 	return ch, !etagclient.Holds(onList, ch)
 }

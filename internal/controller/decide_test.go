@@ -134,7 +134,7 @@ func TestDriftChange(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, drift := driftChange(tc.mode, tc.onList, tc.live)
+			got, drift := driftChange(tc.mode, tc.onList, tc.live, tc.live)
 			if drift != tc.drift {
 				t.Errorf("drift = %t, want %t", drift, tc.drift)
 			}
@@ -150,7 +150,7 @@ func TestDriftChange(t *testing.T) {
 			// Applying the change must leave the list in sync.
 			if drift {
 				items, _ := etagclient.Apply(tc.onList, got)
-				if _, again := driftChange(tc.mode, items, tc.live); again {
+				if _, again := driftChange(tc.mode, items, tc.live, tc.live); again {
 					t.Errorf("after applying %+v the list %v still drifts", got, items)
 				}
 			}
@@ -251,5 +251,24 @@ func TestCheckID(t *testing.T) {
 				t.Errorf("etagclient.Change.Validate = %v, checkID = %v: they disagree", verr, err)
 			}
 		})
+	}
+}
+
+// TestDriftChangeSharedDocument: a list adds only its own entries' IDs, and
+// Exclusive mode keeps the IDs of every list that names the same document.
+func TestDriftChangeSharedDocument(t *testing.T) {
+	onList := []string{"mine", "theirs", "foreign"}
+	live, keep := []string{"mine", "new-mine"}, []string{"mine", "theirs", "their-missing"}
+	ch, drift := driftChange(v1alpha1.ListModeExclusive, onList, live, keep)
+	if !drift {
+		t.Fatal("no drift found")
+	}
+	got, _ := etagclient.Apply(onList, ch)
+	if strings.Join(got, ",") != "mine,theirs,new-mine" {
+		t.Errorf("Exclusive on a shared document: %v, want [mine theirs new-mine] (foreign gone, the other list's missing ID not added by this list)", got)
+	}
+	ch, _ = driftChange(v1alpha1.ListModeAdditive, onList, live, keep)
+	if got, _ := etagclient.Apply(onList, ch); strings.Join(got, ",") != "mine,theirs,foreign,new-mine" {
+		t.Errorf("Additive on a shared document: %v", got)
 	}
 }

@@ -62,7 +62,8 @@ type listScope struct {
 	before *v1alpha1.ExternalList
 	client *etagclient.Client
 	snap   etagclient.Snapshot
-	live   []string // IDs of the live entries
+	live   []string // IDs of the live entries of this list
+	keep   []string // IDs of the live entries of every list naming the same document
 }
 
 // +kubebuilder:rbac:groups=listkeeper.dev,resources=externallists,verbs=get;list;watch
@@ -121,7 +122,8 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 		client.MatchingFields{listRefField: s.list.Name}); err != nil {
 		return fmt.Errorf("list entries: %w", err)
 	}
-	if s.live, err = r.documentIDs(ctx, s.list); err != nil {
+	s.live = liveIDs(s.list.Name, entries.Items)
+	if s.keep, err = r.documentIDs(ctx, s.list); err != nil {
 		return err
 	}
 	// Fix: status.entries is documented as the number of live (not
@@ -187,13 +189,13 @@ func (r *ListReconciler) resyncDue(s *listScope) bool {
 // mode, nothing else) in one combined write, then re-checks what it changed
 // against the API server, which the cache may trail.
 func (r *ListReconciler) correctDrift(ctx context.Context, s *listScope) error {
-	ch, drift := driftChange(s.list.EffectiveMode(), s.snap.Items, s.live)
+	ch, drift := driftChange(s.list.EffectiveMode(), s.snap.Items, s.live, s.keep)
 	if drift {
 		res, err := s.client.Update(ctx, ch)
 		if err != nil {
 			return err
 		}
-		removed := missing(s.snap.Items, append(append([]string(nil), s.live...), ch.Add...))
+		removed := missing(s.snap.Items, append(append([]string(nil), s.keep...), ch.Add...))
 		if ch.RetainOnly == nil {
 			removed = nil
 		}

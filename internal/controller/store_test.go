@@ -238,3 +238,79 @@ func blobReader(t *testing.T, blobURL string) []etagclient.Option {
 	}
 	return append(opts, etagclient.WithItemsPointer("/items"))
 }
+
+// TestS3FailuresAsConditions: each way S3 refuses the operator shows as a
+// clear reason on the ExternalList and on its entry, and nothing is
+// written: a wrong region and an expired session token are Unauthorized, a
+// bucket that does not exist is ListNotFound.
+func TestS3FailuresAsConditions(t *testing.T) {
+	requireEnv(t)
+	ns := newNamespace(t)
+	ctx := ctxFor(t)
+	creds := s3fake.DefaultCredentials()
+	creds.SessionToken = "session-planted-0x5E5510"
+	s3, err := s3fake.New(s3fake.WithBuckets("lists"), s3fake.WithCredentials(creds))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s3.Start()
+	t.Cleanup(s3.Close)
+	if _, err := s3.PutObject("lists", "allow.json", []byte(`{"items":[]}`)); err != nil {
+		t.Fatal(err)
+	}
+	rep := startManager(t, managerConfig{namespace: ns, devLog: true})
+	create(t, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "aws", Namespace: ns},
+		StringData: map[string]string{stores.AWSAccessKeyID: creds.AccessKeyID, stores.AWSSecretAccessKey: creds.SecretAccessKey, stores.AWSSessionToken: creds.SessionToken},
+	})
+	list := func(name, url, region string) *v1alpha1.ExternalList {
+		return newExternalList(ns, name, url, func(s *v1alpha1.ExternalListSpec) {
+			s.ItemsPointer = "/items"
+			s.CreateIfMissing = true
+			s.Auth = &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{Region: region, SecretRef: &v1alpha1.SecretReference{Name: "aws"}}}
+		})
+	}
+	cases := []struct {
+		list   *v1alpha1.ExternalList
+		reason string
+		code   string
+	}{
+		{list("wrong-region", s3.URL()+"/lists/allow.json", "eu-west-3"), v1alpha1.ReasonUnauthorized, "AuthorizationHeaderMalformed"},
+		{list("no-bucket", s3.URL()+"/no-such-bucket/allow.json", s3fake.DefaultRegion), v1alpha1.ReasonListNotFound, "NoSuchBucket"},
+	}
+	for _, tc := range cases {
+		create(t, tc.list)
+		e := newListEntry(ns, tc.list.Name+"-entry", tc.list.Name, "x")
+		create(t, e)
+		c := waitCondition(t, e, v1alpha1.ConditionSynced, metav1.ConditionFalse, tc.reason, waitTimeout)
+		if !strings.Contains(c.Message, tc.code) {
+			t.Errorf("%s: entry message %q does not name S3's code %s", tc.list.Name, c.Message, tc.code)
+		}
+		waitCondition(t, tc.list, v1alpha1.ConditionReady, metav1.ConditionFalse, tc.reason, waitTimeout)
+	}
+
+	// The session token expires: a list that worked says Unauthorized.
+	ok := list("expiring", s3.URL()+"/lists/allow.json", s3fake.DefaultRegion)
+	create(t, ok)
+	first := newListEntry(ns, "first", "expiring", "first")
+	create(t, first)
+	waitCondition(t, first, v1alpha1.ConditionSynced, metav1.ConditionTrue, v1alpha1.ReasonAdded, waitTimeout)
+	if err := s3.ExpireSessionToken(creds.AccessKeyID); err != nil {
+		t.Fatal(err)
+	}
+	written := s3.Stats().Count(http.MethodPut, http.StatusOK)
+	second := newListEntry(ns, "second", "expiring", "second")
+	create(t, second)
+	c := waitCondition(t, second, v1alpha1.ConditionSynced, metav1.ConditionFalse, v1alpha1.ReasonUnauthorized, waitTimeout)
+	if !strings.Contains(c.Message, "ExpiredToken") {
+		t.Errorf("message %q does not say the token expired", c.Message)
+	}
+	if after := s3.Stats().Count(http.MethodPut, http.StatusOK); after != written {
+		t.Errorf("%d writes after the token expired", after-written)
+	}
+	if items := s3Items(t, s3, "lists", "allow.json"); len(items) != 1 || items[0] != "first" {
+		t.Errorf("S3 holds %v, want only first", items)
+	}
+	_ = ctx
+	assertNoLeak(t, ns, rep, "session-planted-0x5E5510")
+}
