@@ -8,9 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -297,22 +295,13 @@ func (r *EntryReconciler) fail(s *entryScope, action string, err error) error {
 }
 
 func (s *entryScope) setSynced(status metav1.ConditionStatus, reason, msg string) {
-	meta.SetStatusCondition(&s.entry.Status.Conditions, metav1.Condition{
-		Type: v1alpha1.ConditionSynced, Status: status, Reason: reason, Message: msg,
-		ObservedGeneration: s.entry.Generation,
-	})
-	s.entry.Status.ObservedGeneration = s.entry.Generation
+	setCondition(&s.entry.Status.Conditions, &s.entry.Status.ObservedGeneration, s.entry.Generation,
+		v1alpha1.ConditionSynced, status, reason, msg)
 }
 
-// patchStatus writes the status when it changed, with an optimistic lock: a
-// replica that lost the entry (partitioned, its bucket moved) cannot write
-// over what the new owner wrote since.
+// patchStatus writes the entry's status when it changed (see patchStatus).
 func (r *EntryReconciler) patchStatus(ctx context.Context, s *entryScope) error {
-	if equality.Semantic.DeepEqual(s.before.Status, s.entry.Status) {
-		return nil
-	}
-	patch := client.MergeFromWithOptions(s.before, client.MergeFromWithOptimisticLock{})
-	return client.IgnoreNotFound(r.Client.Status().Patch(ctx, s.entry, patch))
+	return patchStatus(ctx, r.Client, s.before, s.entry, s.before.Status, s.entry.Status)
 }
 
 // SetupWithManager registers the controller, its field indexes and its

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
@@ -270,21 +268,13 @@ func (r *ListReconciler) fail(s *listScope, err error) {
 }
 
 func (s *listScope) setReady(status metav1.ConditionStatus, reason, msg string) {
-	meta.SetStatusCondition(&s.list.Status.Conditions, metav1.Condition{
-		Type: v1alpha1.ConditionReady, Status: status, Reason: reason, Message: msg,
-		ObservedGeneration: s.list.Generation,
-	})
-	s.list.Status.ObservedGeneration = s.list.Generation
+	setCondition(&s.list.Status.Conditions, &s.list.Status.ObservedGeneration, s.list.Generation,
+		v1alpha1.ConditionReady, status, reason, msg)
 }
 
-// patchStatus writes the status when it changed, with an optimistic lock,
-// so a replica that lost the list cannot write over its new owner.
+// patchStatus writes the list's status when it changed (see patchStatus).
 func (r *ListReconciler) patchStatus(ctx context.Context, s *listScope) error {
-	if equality.Semantic.DeepEqual(s.before.Status, s.list.Status) {
-		return nil
-	}
-	patch := client.MergeFromWithOptions(s.before, client.MergeFromWithOptimisticLock{})
-	return client.IgnoreNotFound(r.Client.Status().Patch(ctx, s.list, patch))
+	return patchStatus(ctx, r.Client, s.before, s.list, s.before.Status, s.list.Status)
 }
 
 // SetupWithManager registers the controller, its index and its watches. The

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,7 +22,6 @@ func TestThreeReplicas(t *testing.T) {
 		replicas   = 3
 		entries    = 300
 		bystanders = 50
-		workers    = 16 // concurrent API clients creating and deleting entries
 		// maxRequestsPerChange is a loose bound so the test is not flaky;
 		// the target is 0.5.
 		maxRequestsPerChange = 2.0
@@ -49,37 +47,11 @@ func TestThreeReplicas(t *testing.T) {
 	for i := range ids {
 		ids[i] = fmt.Sprintf("tenant-%03d", i)
 	}
-	forAll := func(fn func(i int) error) {
-		t.Helper()
-		var wg sync.WaitGroup
-		errs := make(chan error, entries)
-		next := make(chan int)
-		for range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range next {
-					if err := fn(i); err != nil {
-						errs <- err
-					}
-				}
-			}()
-		}
-		for i := range entries {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
-		}
-	}
 	ctx := context.Background()
 
 	// Create phase: every ID must reach the list.
 	start := time.Now()
-	forAll(func(i int) error {
+	parallel(t, entries, func(i int) error {
 		return k8sClient.Create(ctx, newListEntry(ns, ids[i], "shared", ids[i]))
 	})
 	created := time.Since(start)
@@ -104,7 +76,7 @@ func TestThreeReplicas(t *testing.T) {
 
 	// Delete phase: every entry must go, and its ID with it.
 	start = time.Now()
-	forAll(func(i int) error {
+	parallel(t, entries, func(i int) error {
 		return client.IgnoreNotFound(k8sClient.Delete(ctx, newListEntry(ns, ids[i], "shared", ids[i])))
 	})
 	deleted := time.Since(start)

@@ -118,7 +118,8 @@ func TestS3ThreeReplicas(t *testing.T) {
 	}
 }
 
-// parallel runs fn(0..n-1) on 16 goroutines and fails on the first error.
+// parallel runs fn(0..n-1) on 16 goroutines (concurrent API clients) and
+// fails on the first error.
 func parallel(t *testing.T, n int, fn func(i int) error) {
 	t.Helper()
 	var wg sync.WaitGroup
