@@ -241,6 +241,9 @@ func (r *ListClients) resolveOptions(ctx context.Context, xl *v1alpha1.ExternalL
 		}
 		opts = append(opts, etagclient.WithHeaders(headers))
 	}
+	if xl.Spec.Auth == nil && stores.IsAzureSAS(u) {
+		opts = append(opts, stores.AzureSASOptions()...)
+	}
 	if xl.Spec.Auth != nil {
 		storeOpts, fp, err := stores.Options(ctx, xl.Spec.Auth, rawURL, r.secretData(xl.Namespace))
 		if err != nil {

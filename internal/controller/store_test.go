@@ -13,9 +13,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 	"github.com/listkeeper/listkeeper/internal/stores"
+
 	"github.com/listkeeper/listkeeper/internal/storetest/azurite"
 	"github.com/listkeeper/listkeeper/internal/storetest/s3fake"
 )
@@ -314,4 +316,45 @@ func TestS3FailuresAsConditions(t *testing.T) {
 	}
 	_ = ctx
 	assertNoLeak(t, ns, rep, "session-planted-0x5E5510")
+}
+
+// TestAzureSASFromSecret: a SAS URL for a blob in Azurite, made with the
+// Azure SDK, sits in a Secret (urlFrom) with no spec.auth; entries sync
+// through it, and the signature appears nowhere the operator writes.
+func TestAzureSASFromSecret(t *testing.T) {
+	requireEnv(t)
+	ns := newNamespace(t)
+	ctx := ctxFor(t)
+	az, err := azurite.Start(ctx, azurite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = az.Stop() })
+	if err := az.CreateContainer(ctx, "lists"); err != nil {
+		t.Fatal(err)
+	}
+	qp, err := sas.BlobSignatureValues{
+		Protocol: sas.ProtocolHTTPSandHTTP, ExpiryTime: time.Now().Add(time.Hour),
+		Permissions:   (&sas.BlobPermissions{Read: true, Write: true, Create: true}).String(),
+		ContainerName: "lists", BlobName: "sas.json",
+	}.SignWithSharedKey(az.Credential())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := startManager(t, managerConfig{namespace: ns, devLog: true})
+	xl := newExternalList(ns, "sas", "", func(s *v1alpha1.ExternalListSpec) {
+		s.URLFrom = &v1alpha1.URLSource{SecretKeyRef: v1alpha1.SecretKeySelector{Name: "sas", Key: "url"}}
+		s.CreateIfMissing = true
+	})
+	create(t, xl)
+	e := newListEntry(ns, "one", "sas", "tenant-one")
+	create(t, e)
+	// Before the Secret exists the entry waits, with a Warning.
+	waitCondition(t, e, v1alpha1.ConditionSynced, metav1.ConditionFalse, v1alpha1.ReasonSecretNotFound, waitTimeout)
+	create(t, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "sas", Namespace: ns},
+		StringData: map[string]string{"url": az.BlobURL("lists", "sas.json") + "?" + qp.Encode()},
+	})
+	waitCondition(t, e, v1alpha1.ConditionSynced, metav1.ConditionTrue, v1alpha1.ReasonAdded, waitTimeout)
+	assertNoLeak(t, ns, rep, qp.Signature())
 }

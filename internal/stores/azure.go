@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -146,4 +147,22 @@ func (e *entraBearer) Sign(req *http.Request, _ []byte) error {
 	}
 	req.Header.Set("Authorization", "Bearer "+tok.Token)
 	return nil
+}
+
+// IsAzureSAS reports whether a URL carries an Azure shared access
+// signature (its query has sv and sig): such a list needs no spec.auth,
+// but every Blob request still needs the service version, and a write the
+// blob type.
+func IsAzureSAS(u *url.URL) bool {
+	q := u.Query()
+	return q.Get("sv") != "" && q.Get("sig") != ""
+}
+
+// AzureSASOptions are the client options of a list behind an Azure SAS URL
+// (spec.urlFrom): the Blob headers, and 409 on create as a lost race.
+func AzureSASOptions() []etagclient.Option {
+	return []etagclient.Option{
+		etagclient.WithSigner(blobHeaders{etagclient.SignerFunc(func(*http.Request, []byte) error { return nil })}),
+		etagclient.WithConflictStatuses(http.StatusConflict),
+	}
 }
