@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -21,7 +19,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
@@ -55,7 +52,7 @@ type EntryReconciler struct {
 	MaxConcurrentReconciles int
 
 	flights flights
-	queue   atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]
+	queue   workQueue
 }
 
 var _ reconcile.Reconciler = (*EntryReconciler)(nil)
@@ -204,7 +201,7 @@ func (r *EntryReconciler) change(s *entryScope, cl *etagclient.Client, key strin
 	bucket := s.bucket
 	pending, err := cl.SubmitFenced(ch, func() bool { return r.Owner.Owns(bucket) }, func() {
 		release()
-		r.requeue(req)
+		r.queue.add(req)
 	})
 	if err != nil {
 		release()
@@ -212,12 +209,6 @@ func (r *EntryReconciler) change(s *entryScope, cl *etagclient.Client, key strin
 	}
 	r.flights.put(name, &flight{uid: entry.UID, add: add, id: entry.Spec.ID, key: key, pending: pending})
 	return etagclient.Result{}, false, nil
-}
-
-func (r *EntryReconciler) requeue(req reconcile.Request) {
-	if q := r.queue.Load(); q != nil {
-		(*q).Add(req)
-	}
 }
 
 // heldByOthers reports whether another live entry holds the entry's ID in
@@ -318,10 +309,7 @@ func (r *EntryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&v1alpha1.ListEntry{}, builder.WithPredicates(specOrDeletionChanged())).
 		Watches(&v1alpha1.ExternalList{}, handler.EnqueueRequestsFromMapFunc(r.entriesOfList),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		WatchesRawSource(source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
-			r.queue.Store(&q)
-			return nil
-		})).
+		WatchesRawSource(r.queue.source()).
 		WithOptions(crcontroller.Options{MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles)}).
 		Named("listentry").
 		Complete(r)
@@ -329,13 +317,8 @@ func (r *EntryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 
 // queueGained queues the entries of buckets this replica has just taken.
 func (r *EntryReconciler) queueGained(gained []int) {
-	q := r.queue.Load()
-	if q == nil {
-		return // the controller has not started: its initial list queues everything
-	}
-	want := make(map[int]bool, len(gained))
-	for _, b := range gained {
-		want[b] = true
+	if !r.queue.started() {
+		return // the controller's initial list queues everything
 	}
 	ctx := context.Background()
 	var entries v1alpha1.ListEntryList
@@ -343,21 +326,18 @@ func (r *EntryReconciler) queueGained(gained []int) {
 		return
 	}
 	lists := map[types.NamespacedName]*v1alpha1.ExternalList{}
-	for i := range entries.Items {
+	r.queue.addInBuckets(gained, len(entries.Items), func(i int) (int, reconcile.Request) {
 		e := &entries.Items[i]
-		k := e.ListKey()
-		xl, ok := lists[k]
+		xl, ok := lists[e.ListKey()]
 		if !ok {
 			xl = &v1alpha1.ExternalList{}
-			if err := r.Client.Get(ctx, k, xl); err != nil {
+			if err := r.Client.Get(ctx, e.ListKey(), xl); err != nil {
 				xl = nil
 			}
-			lists[k] = xl
+			lists[e.ListKey()] = xl
 		}
-		if want[r.Owner.Bucket(entryKey(e, xl))] {
-			(*q).Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(e)})
-		}
-	}
+		return r.Owner.Bucket(entryKey(e, xl)), reconcile.Request{NamespacedName: client.ObjectKeyFromObject(e)}
+	})
 }
 
 // entriesOfList maps an ExternalList to its entries, so they are queued when

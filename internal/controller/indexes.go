@@ -19,6 +19,10 @@ const (
 	listRefField   = "spec.listRef.name"
 	idField        = "spec.id"
 	secretRefField = "spec.headersFrom.secretRef.name"
+	// documentField indexes ExternalLists by the document they name
+	// (documentKey), for the lists that share a document's reference
+	// counts. It exists only in the cache.
+	documentField = "listkeeper.dev/document"
 )
 
 func indexEntries(ctx context.Context, idx client.FieldIndexer) error {
@@ -40,6 +44,11 @@ func indexLists(ctx context.Context, idx client.FieldIndexer) error {
 		return o.(*v1alpha1.ExternalList).SecretNames()
 	}); err != nil {
 		return fmt.Errorf("index %s: %w", secretRefField, err)
+	}
+	if err := idx.IndexField(ctx, &v1alpha1.ExternalList{}, documentField, func(o client.Object) []string {
+		return []string{documentKey(o.(*v1alpha1.ExternalList))}
+	}); err != nil {
+		return fmt.Errorf("index %s: %w", documentField, err)
 	}
 	return nil
 }

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
@@ -49,7 +46,7 @@ type ListReconciler struct {
 	// MaxConcurrentReconciles is the number of workers (default 1).
 	MaxConcurrentReconciles int
 
-	queue atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]
+	queue workQueue
 }
 
 var _ reconcile.Reconciler = (*ListReconciler)(nil)
@@ -153,16 +150,12 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 // must keep the others' IDs.
 func (r *ListReconciler) documentIDs(ctx context.Context, xl *v1alpha1.ExternalList) ([]string, error) {
 	var lists v1alpha1.ExternalListList
-	if err := r.Client.List(ctx, &lists); err != nil {
+	if err := r.Client.List(ctx, &lists, client.MatchingFields{documentField: documentKey(xl)}); err != nil {
 		return nil, fmt.Errorf("list ExternalLists: %w", err)
 	}
-	doc := documentKey(xl)
 	var ids []string
 	for i := range lists.Items {
 		other := &lists.Items[i]
-		if documentKey(other) != doc {
-			continue
-		}
 		var entries v1alpha1.ListEntryList
 		if err := r.Client.List(ctx, &entries, client.InNamespace(other.Namespace),
 			client.MatchingFields{listRefField: other.Name}); err != nil {
@@ -290,10 +283,7 @@ func (r *ListReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.ExternalList{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.listsOfSecret), builder.OnlyMetadata).
-		WatchesRawSource(source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
-			r.queue.Store(&q)
-			return nil
-		})).
+		WatchesRawSource(r.queue.source()).
 		WithOptions(crcontroller.Options{MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles)}).
 		Named("externallist").
 		Complete(r)
@@ -317,22 +307,15 @@ func (r *ListReconciler) listsOfSecret(ctx context.Context, obj client.Object) [
 // queueGained queues the ExternalLists of buckets this replica has just
 // taken.
 func (r *ListReconciler) queueGained(gained []int) {
-	q := r.queue.Load()
-	if q == nil {
+	if !r.queue.started() {
 		return
-	}
-	want := make(map[int]bool, len(gained))
-	for _, b := range gained {
-		want[b] = true
 	}
 	var lists v1alpha1.ExternalListList
 	if err := r.Client.List(context.Background(), &lists); err != nil {
 		return
 	}
-	for i := range lists.Items {
+	r.queue.addInBuckets(gained, len(lists.Items), func(i int) (int, reconcile.Request) {
 		xl := &lists.Items[i]
-		if want[r.Owner.Bucket(listKey(xl.Namespace, xl.Name))] {
-			(*q).Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(xl)})
-		}
-	}
+		return r.Owner.Bucket(listKey(xl.Namespace, xl.Name)), reconcile.Request{NamespacedName: client.ObjectKeyFromObject(xl)}
+	})
 }

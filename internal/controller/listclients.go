@@ -191,14 +191,9 @@ func secretError(name string, err error) error {
 // against AllowedHosts, and returns the client options and the key that
 // identifies them.
 func (r *ListClients) resolve(ctx context.Context, xl *v1alpha1.ExternalList) (string, []etagclient.Option, string, error) {
-	opts, key, rawURL, err := r.resolveOptions(ctx, xl)
-	return rawURL, opts, key, err
-}
-
-func (r *ListClients) resolveOptions(ctx context.Context, xl *v1alpha1.ExternalList) ([]etagclient.Option, string, string, error) {
 	rawURL, err := r.listURL(ctx, xl)
 	if err != nil {
-		return nil, "", "", err
+		return "", nil, "", err
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -206,14 +201,14 @@ func (r *ListClients) resolveOptions(ctx context.Context, xl *v1alpha1.ExternalL
 		if xl.Spec.URLFrom != nil {
 			what = fmt.Sprintf("the URL in secret %q key %q", xl.Spec.URLFrom.SecretKeyRef.Name, xl.Spec.URLFrom.SecretKeyRef.Key)
 		}
-		return nil, "", "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: what + " must be an absolute http or https URL"}
+		return "", nil, "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: what + " must be an absolute http or https URL"}
 	}
 	if !hostAllowed(u, r.AllowedHosts) {
-		return nil, "", "", &configError{reason: v1alpha1.ReasonHostNotAllowed,
+		return "", nil, "", &configError{reason: v1alpha1.ReasonHostNotAllowed,
 			msg: fmt.Sprintf("host %q is not in the operator's --allowed-hosts", u.Hostname())}
 	}
 	if _, err := etagclient.ParsePointer(xl.Spec.ItemsPointer); err != nil {
-		return nil, "", "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.itemsPointer: " + err.Error()}
+		return "", nil, "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.itemsPointer: " + err.Error()}
 	}
 
 	h := sha256.New()
@@ -225,11 +220,11 @@ func (r *ListClients) resolveOptions(ctx context.Context, xl *v1alpha1.ExternalL
 	if name := xl.HeadersSecretName(); name != "" {
 		secret := &corev1.Secret{}
 		if err := r.Live.Get(ctx, types.NamespacedName{Namespace: xl.Namespace, Name: name}, secret); err != nil {
-			return nil, "", "", secretError(name, err)
+			return "", nil, "", secretError(name, err)
 		}
 		headers, err := headersFrom(secret)
 		if err != nil {
-			return nil, "", "", err
+			return "", nil, "", err
 		}
 		keys := make([]string, 0, len(headers))
 		for k := range headers {
@@ -249,9 +244,9 @@ func (r *ListClients) resolveOptions(ctx context.Context, xl *v1alpha1.ExternalL
 		if err != nil {
 			var cfgErr *configError
 			if errors.As(err, &cfgErr) || !errors.Is(err, stores.ErrSpec) {
-				return nil, "", "", err
+				return "", nil, "", err
 			}
-			return nil, "", "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: err.Error()}
+			return "", nil, "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: err.Error()}
 		}
 		fmt.Fprintf(h, "auth\x00%s\x00", fp)
 		opts = append(opts, storeOpts...)
@@ -259,11 +254,11 @@ func (r *ListClients) resolveOptions(ctx context.Context, xl *v1alpha1.ExternalL
 	if xl.Spec.CABundle != "" {
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM([]byte(xl.Spec.CABundle)) {
-			return nil, "", "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.caBundle holds no PEM certificate"}
+			return "", nil, "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.caBundle holds no PEM certificate"}
 		}
 		opts = append(opts, etagclient.WithTLSConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}))
 	}
-	return opts, hex.EncodeToString(h.Sum(nil)), rawURL, nil
+	return rawURL, opts, hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // secretData reads Secrets of namespace from the API server (the cache

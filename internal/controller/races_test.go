@@ -58,6 +58,9 @@ func TestExclusiveResyncRecheck(t *testing.T) {
 		WithObjects(xl.DeepCopy()).WithStatusSubresource(&v1alpha1.ExternalList{}).
 		WithIndex(&v1alpha1.ListEntry{}, listRefField, func(o client.Object) []string {
 			return []string{o.(*v1alpha1.ListEntry).Spec.ListRef.Name}
+		}).
+		WithIndex(&v1alpha1.ExternalList{}, documentField, func(o client.Object) []string {
+			return []string{documentKey(o.(*v1alpha1.ExternalList))}
 		}).Build()
 	// The fake client serves field selectors from indexes; the API server
 	// serves this one from the CRD's selectable field.

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/cenkalti/backoff/v4"
 	"github.com/go-logr/logr"
 )
 
@@ -72,25 +71,6 @@ type ConflictPolicy struct {
 	// MaxElapsedTime is the longest one change is retried after lost
 	// writes, counted from its submission; 0 means no limit.
 	MaxElapsedTime time.Duration
-}
-
-// NewBackOff returns a fresh backoff that follows the policy, timed by clock.
-func (p ConflictPolicy) NewBackOff(clock Clock) backoff.BackOff {
-	eb := &backoff.ExponentialBackOff{
-		InitialInterval:     p.InitialInterval,
-		RandomizationFactor: p.RandomizationFactor,
-		Multiplier:          p.Multiplier,
-		MaxInterval:         p.MaxInterval,
-		MaxElapsedTime:      p.MaxElapsedTime,
-		Stop:                backoff.Stop,
-		Clock:               clock,
-	}
-	eb.Reset()
-	if p.MaxAttempts > 0 {
-		// WithMaxRetries counts retries; the first attempt is not one.
-		return backoff.WithMaxRetries(eb, uint64(p.MaxAttempts-1))
-	}
-	return eb
 }
 
 // Clock tells time and waits. The default is the real clock; tests inject a

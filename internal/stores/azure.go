@@ -71,8 +71,9 @@ func azureOptions(ctx context.Context, a *v1alpha1.AzureAuth, rawURL string, sec
 	}, fp, nil
 }
 
-// blobHeaders adds what every Blob request needs before its authentication:
-// the service version, and the blob type on a write.
+// blobHeaders adds what every Blob request needs before its authentication
+// (next; none for a SAS URL): the service version, and the blob type on a
+// write.
 type blobHeaders struct{ next etagclient.Signer }
 
 // Sign implements etagclient.Signer.
@@ -80,6 +81,9 @@ func (b blobHeaders) Sign(req *http.Request, body []byte) error {
 	req.Header.Set("x-ms-version", azureVersion)
 	if req.Method == http.MethodPut {
 		req.Header.Set("x-ms-blob-type", "BlockBlob")
+	}
+	if b.next == nil {
+		return nil
 	}
 	return b.next.Sign(req, body)
 }
@@ -162,7 +166,7 @@ func IsAzureSAS(u *url.URL) bool {
 // (spec.urlFrom): the Blob headers, and 409 on create as a lost race.
 func AzureSASOptions() []etagclient.Option {
 	return []etagclient.Option{
-		etagclient.WithSigner(blobHeaders{etagclient.SignerFunc(func(*http.Request, []byte) error { return nil })}),
+		etagclient.WithSigner(blobHeaders{}),
 		etagclient.WithConflictStatuses(http.StatusConflict),
 	}
 }
