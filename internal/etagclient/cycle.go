@@ -75,9 +75,10 @@ func (c *Client) cycle(batch []*op) ([]*op, outcome) {
 			return batch, outcome{err: err}
 		}
 		if ans.outcome == putCommitted {
+			base := c.cache.doc
 			c.cache.storeWritten(ans.stored, ans.etag, ans.generation, c.cfg.byGeneration)
 			c.cfg.observer.Write(WriteWritten)
-			c.logCommit(batch, ans)
+			c.reportCommit(batch, base, next, pre, ans)
 			return batch, outcome{written: true, snap: c.cache.snapshot()}
 		}
 
@@ -168,14 +169,41 @@ func (c *Client) finishAbsent(batch []*op) ([]*op, outcome) {
 	return rest, outcome{err: fmt.Errorf("update %s: %w", c.safeURL, ErrNotFound)}
 }
 
-// logCommit records a committed write for the audit trail, at V(1): what
-// went in, what came out, and the ETags before and after.
-func (c *Client) logCommit(batch []*op, ans putAnswer) {
-	log := c.cfg.log.V(1)
-	if !log.Enabled() {
-		return
+// reportCommit tells the observer what a committed write changed (the audit
+// trail), and logs it at V(1).
+func (c *Client) reportCommit(batch []*op, base, next *Document, pre precondition, ans putAnswer) {
+	var before []string
+	if base != nil && !pre.create {
+		before = base.Items()
 	}
-	log.Info("list written", "url", c.safeURL, "changes", countChanges(batch), "etag", ans.etag)
+	added, removed := itemDiff(before, next.Items())
+	cm := Commit{
+		URL: c.safeURL, Added: added, Removed: removed,
+		ETagBefore: pre.etag, ETagAfter: ans.etag,
+		Created: pre.create, Changes: countChanges(batch),
+	}
+	c.cfg.observer.Wrote(cm)
+	c.cfg.log.V(1).Info("list written", "url", c.safeURL, "changes", cm.Changes,
+		"added", len(added), "removed", len(removed), "etagBefore", pre.etag, "etagAfter", ans.etag)
+}
+
+// itemDiff returns the net effect of a write from before to after. A write
+// keeps the remaining items in their order and appends additions at the end,
+// so after is a subsequence of before followed by the added items: one
+// ordered walk finds both sides without building a set of the whole list.
+func itemDiff(before, after []string) (added, removed []string) {
+	j := 0
+	for _, id := range before {
+		if j < len(after) && after[j] == id {
+			j++
+			continue
+		}
+		removed = append(removed, id)
+	}
+	if j < len(after) {
+		added = append([]string(nil), after[j:]...)
+	}
+	return added, removed
 }
 
 func anyRead(batch []*op) bool {

@@ -27,8 +27,8 @@ const (
 // concurrent use; calls must be fast and must not block.
 type Observer interface {
 	// Request is called once per HTTP attempt, with code 0 when no response
-	// arrived.
-	Request(method string, code int)
+	// arrived, and the time until the response headers (or the failure).
+	Request(method string, code int, d time.Duration)
 	// Write is called once per write decision of a cycle.
 	Write(result WriteResult)
 	// Batch is called before each PUT with the number of changes it carries.
@@ -36,6 +36,31 @@ type Observer interface {
 	// Committed is called once per change that committed (or already held),
 	// with the time from submission to commit.
 	Committed(d time.Duration)
+	// Wrote is called once per PUT that committed, with what it changed:
+	// the audit trail of the list.
+	Wrote(c Commit)
+}
+
+// Commit describes one committed write: the net effect on the items and the
+// versions before and after it.
+type Commit struct {
+	// URL is the document's URL, redacted as in errors and logs.
+	URL string
+	// Added are the IDs the write put on the list, in list order.
+	Added []string
+	// Removed are the IDs the write took off the list, in their former
+	// order.
+	Removed []string
+	// ETagBefore is the ETag the write was conditional on; empty when it
+	// created the document.
+	ETagBefore string
+	// ETagAfter is the ETag the server answered with; empty when it sent
+	// none (the next read learns it).
+	ETagAfter string
+	// Created is true when the write created the document.
+	Created bool
+	// Changes is the number of submitted changes the write carried.
+	Changes int
 }
 
 // NopObserver discards everything.
@@ -44,7 +69,7 @@ type NopObserver struct{}
 var _ Observer = NopObserver{}
 
 // Request implements Observer.
-func (NopObserver) Request(string, int) {}
+func (NopObserver) Request(string, int, time.Duration) {}
 
 // Write implements Observer.
 func (NopObserver) Write(WriteResult) {}
@@ -54,6 +79,9 @@ func (NopObserver) Batch(int) {}
 
 // Committed implements Observer.
 func (NopObserver) Committed(time.Duration) {}
+
+// Wrote implements Observer.
+func (NopObserver) Wrote(Commit) {}
 
 // Counters is an Observer that counts, for tests, demos and benchmarks. It
 // is safe for concurrent use; read the fields with their Load methods.
@@ -66,7 +94,7 @@ type Counters struct {
 var _ Observer = (*Counters)(nil)
 
 // Request implements Observer.
-func (c *Counters) Request(method string, code int) {
+func (c *Counters) Request(method string, code int, _ time.Duration) {
 	c.Requests.Add(1)
 	switch method {
 	case "GET":
@@ -107,15 +135,18 @@ func (c *Counters) Batch(n int) {
 // Committed implements Observer.
 func (c *Counters) Committed(time.Duration) { c.Commits.Add(1) }
 
+// Wrote implements Observer.
+func (c *Counters) Wrote(Commit) {}
+
 // MultiObserver fans every call out to each of its observers.
 type MultiObserver []Observer
 
 var _ Observer = MultiObserver(nil)
 
 // Request implements Observer.
-func (m MultiObserver) Request(method string, code int) {
+func (m MultiObserver) Request(method string, code int, d time.Duration) {
 	for _, o := range m {
-		o.Request(method, code)
+		o.Request(method, code, d)
 	}
 }
 
@@ -137,5 +168,12 @@ func (m MultiObserver) Batch(n int) {
 func (m MultiObserver) Committed(d time.Duration) {
 	for _, o := range m {
 		o.Committed(d)
+	}
+}
+
+// Wrote implements Observer.
+func (m MultiObserver) Wrote(c Commit) {
+	for _, o := range m {
+		o.Wrote(c)
 	}
 }

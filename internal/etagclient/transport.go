@@ -134,12 +134,13 @@ type countingTransport struct {
 }
 
 func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	start := time.Now()
 	resp, err := t.next.RoundTrip(req)
 	code := 0
 	if err == nil {
 		code = resp.StatusCode
 	}
-	t.obs.Request(req.Method, code)
+	t.obs.Request(req.Method, code, time.Since(start))
 	return resp, err
 }
 

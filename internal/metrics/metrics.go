@@ -60,7 +60,7 @@ type Observer struct{}
 var _ etagclient.Observer = Observer{}
 
 // Request implements etagclient.Observer.
-func (Observer) Request(method string, code int) {
+func (Observer) Request(method string, code int, _ time.Duration) {
 	HTTPRequests.WithLabelValues(method, strconv.Itoa(code)).Inc()
 }
 
@@ -72,3 +72,6 @@ func (Observer) Batch(n int) { BatchSize.Observe(float64(n)) }
 
 // Committed implements etagclient.Observer.
 func (Observer) Committed(d time.Duration) { ChangeDuration.Observe(d.Seconds()) }
+
+// Wrote implements etagclient.Observer.
+func (Observer) Wrote(etagclient.Commit) {}

@@ -1,0 +1,4 @@
+package etagclient
+
+// ItemDiff exports itemDiff to the external tests.
+var ItemDiff = itemDiff
