@@ -21,12 +21,32 @@ package v1alpha1
 // skipped because the ExternalList is gone).
 const FinalizerName = "listkeeper.dev/cleanup"
 
-// Condition types.
+// ReconcileRequestedAtAnnotation asks for an immediate reconcile when its
+// value changes, like Flux's reconcile.fluxcd.io/requestedAt: an
+// ExternalList re-reads its list and corrects drift at once, a ListEntry
+// submits its change again without waiting for its backoff. The value is
+// opaque (a timestamp is usual); the operator records the value it handled
+// in status.lastHandledReconcileAt.
+const ReconcileRequestedAtAnnotation = "listkeeper.dev/reconcile-requested-at"
+
+// Condition types. Ready, Reconciling and Stalled follow the kstatus
+// conventions (sigs.k8s.io/cli-utils/pkg/kstatus), so that kubectl wait,
+// Flux and Argo CD see a failing object as failing.
 const (
-	// ConditionReady is the condition type on an ExternalList. It is True
-	// when the document was last read or written successfully and is
-	// well-formed.
+	// ConditionReady is True when the object's desired state holds: an
+	// ExternalList's document was last read or written successfully and is
+	// well-formed; a ListEntry's change is committed. On a ListEntry it is
+	// Unknown while the change is in flight.
 	ConditionReady = "Ready"
+
+	// ConditionReconciling is True while the operator is working towards
+	// the desired state (abnormal-true: absent or False when idle).
+	ConditionReconciling = "Reconciling"
+
+	// ConditionStalled is True when the operator cannot make progress
+	// without a change from the user, such as an invalid spec or a missing
+	// Secret (abnormal-true).
+	ConditionStalled = "Stalled"
 
 	// ConditionSynced is the condition type on a ListEntry. It is True when
 	// the entry's ID is on the list.
@@ -98,6 +118,15 @@ const (
 	// the ListEntries require (an ID missing or, in Exclusive mode, a foreign
 	// ID present) and wrote the correction.
 	ReasonDriftCorrected = "DriftCorrected"
+
+	// ReasonInsecureTransport means the list would send Secret-sourced
+	// headers, store credentials or a URL from a Secret over plain http,
+	// and spec.allowInsecureHTTP is not set.
+	ReasonInsecureTransport = "InsecureTransport"
+
+	// ReasonProgressing is the reason of Reconciling=True (and of
+	// Ready=Unknown) while a change is in flight.
+	ReasonProgressing = "Progressing"
 
 	// ReasonRemoveSkipped means a ListEntry was deleted while its ExternalList
 	// object no longer exists, so its ID could not be taken off any list and

@@ -108,7 +108,42 @@ type ExternalListSpec struct {
 	// +optional
 	// +kubebuilder:default=false
 	CreateIfMissing bool `json:"createIfMissing,omitempty"`
+
+	// deletionPolicy says what happens to the IDs of this ExternalList's
+	// entries when the ExternalList is deleted. Orphan (the default) leaves
+	// them on the list; Delete takes them off before the object goes.
+	// +optional
+	// +kubebuilder:default=Orphan
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+
+	// allowInsecureHTTP allows Secret-sourced headers, store credentials
+	// and URLs from a Secret to be sent over plain http. Without it such a
+	// list must use https. Meant for tests and loopback servers only.
+	// Default: false.
+	// +optional
+	// +kubebuilder:default=false
+	AllowInsecureHTTP bool `json:"allowInsecureHTTP,omitempty"`
 }
+
+// DeletionPolicy says what happens to the IDs an ExternalList's entries put
+// on the list when the ExternalList object itself is deleted.
+//
+// +kubebuilder:validation:Enum=Orphan;Delete
+type DeletionPolicy string
+
+const (
+	// DeletionPolicyOrphan leaves every ID on the list when the ExternalList
+	// goes: deleting the Kubernetes object never changes the list. Entries
+	// deleted while their ExternalList is gone or going release their
+	// finalizer without a write. It is the default.
+	DeletionPolicyOrphan DeletionPolicy = "Orphan"
+
+	// DeletionPolicyDelete takes the IDs of the ExternalList's entries off
+	// the list before the ExternalList goes (IDs that another ExternalList
+	// naming the same document still holds stay). The ExternalList carries
+	// the listkeeper.dev/cleanup finalizer until that write succeeds.
+	DeletionPolicyDelete DeletionPolicy = "Delete"
+)
 
 // HeadersSource names where extra request headers come from.
 type HeadersSource struct {
@@ -130,11 +165,13 @@ type SecretReference struct {
 
 // ExternalListStatus is what the operator last observed of an external list.
 type ExternalListStatus struct {
-	// conditions describe the list's state. The Ready condition is True when
-	// the document was last read (or written) successfully and is
-	// well-formed; when it is False its reason says why (for example
-	// ListNotFound, ListUnreachable, InvalidDocument, UnsafeServer,
-	// SecretNotFound, InvalidSpec).
+	// conditions describe the list's state, following the kstatus
+	// conventions. Ready is True when the document was last read (or
+	// written) successfully and is well-formed; when it is False its reason
+	// says why (for example ListNotFound, ListUnreachable, InvalidDocument,
+	// UnsafeServer, SecretNotFound, InvalidSpec). Reconciling is True while
+	// the operator is acting on a new spec; Stalled is True when it cannot
+	// make progress without a change from the user.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -149,18 +186,36 @@ type ExternalListStatus struct {
 	// +optional
 	ETag string `json:"etag,omitempty"`
 
-	// items is the number of IDs on the list as last read or written.
+	// redactedURL is the list's URL without user info and with every query
+	// value replaced, so that it can be shown; for urlFrom lists only the
+	// scheme, host and path.
 	// +optional
-	Items int32 `json:"items"`
+	RedactedURL string `json:"redactedURL,omitempty"`
 
-	// entries is the number of live (not deleting) ListEntries that refer to
-	// this ExternalList.
+	// itemCount is the number of IDs on the list as last read or written.
 	// +optional
-	Entries int32 `json:"entries"`
+	ItemCount int32 `json:"itemCount"`
+
+	// entryCount is the number of live (not deleting) ListEntries that refer
+	// to this ExternalList.
+	// +optional
+	EntryCount int32 `json:"entryCount"`
+
+	// foreignItemCount is the number of IDs on the list, as last read, that
+	// no live ListEntry of the document holds. In Exclusive mode these are
+	// the IDs the next resync removes; it is reported before they go.
+	// +optional
+	ForeignItemCount int32 `json:"foreignItemCount"`
 
 	// lastSyncTime is when the list was last read or written successfully.
 	// +optional
 	LastSyncTime *metav1.Time `json:"lastSyncTime,omitempty"`
+
+	// lastHandledReconcileAt is the value of the
+	// listkeeper.dev/reconcile-requested-at annotation that the operator
+	// last acted on.
+	// +optional
+	LastHandledReconcileAt string `json:"lastHandledReconcileAt,omitempty"`
 }
 
 // ExternalList is a list of IDs that lives outside Kubernetes, as a JSON
@@ -170,13 +225,16 @@ type ExternalListStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Namespaced,shortName=xl,categories=listkeeper
-// +kubebuilder:printcolumn:name="URL",type=string,JSONPath=`.spec.url`
-// +kubebuilder:printcolumn:name="Items",type=integer,JSONPath=`.status.items`
-// +kubebuilder:printcolumn:name="Entries",type=integer,JSONPath=`.status.entries`,priority=1
-// +kubebuilder:printcolumn:name="Mode",type=string,JSONPath=`.spec.mode`,priority=1
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
-// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Items",type=integer,JSONPath=`.status.itemCount`
+// +kubebuilder:printcolumn:name="Entries",type=integer,JSONPath=`.status.entryCount`
+// +kubebuilder:printcolumn:name="Last Sync",type=date,JSONPath=`.status.lastSyncTime`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Mode",type=string,JSONPath=`.spec.mode`,priority=1
+// +kubebuilder:printcolumn:name="Foreign",type=integer,JSONPath=`.status.foreignItemCount`,priority=1
+// +kubebuilder:printcolumn:name="URL",type=string,JSONPath=`.status.redactedURL`,priority=1
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1
 type ExternalList struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

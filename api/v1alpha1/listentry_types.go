@@ -51,10 +51,13 @@ type ListReference struct {
 
 // ListEntryStatus is what the operator last did with a ListEntry's ID.
 type ListEntryStatus struct {
-	// conditions describe the entry's state. The Synced condition is True
-	// (reason Added) once the ID is on the list; when it is False its reason
-	// says why (for example ListNotFound, ListUnreachable, UnsafeServer,
-	// ConflictRetriesExhausted).
+	// conditions describe the entry's state, following the kstatus
+	// conventions. Ready is Unknown while the entry's change is in flight,
+	// True once it holds on the list, and False with a reason when it cannot
+	// (for example ListNotFound, ListUnreachable, UnsafeServer,
+	// ConflictRetriesExhausted). Synced says whether the ID is on the list.
+	// Reconciling is True while a change is in flight; Stalled is True when
+	// the entry cannot make progress without a change from the user.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -64,6 +67,12 @@ type ListEntryStatus struct {
 	// status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// lastHandledReconcileAt is the value of the
+	// listkeeper.dev/reconcile-requested-at annotation that the operator
+	// last acted on.
+	// +optional
+	LastHandledReconcileAt string `json:"lastHandledReconcileAt,omitempty"`
 }
 
 // ListEntry keeps one ID on one ExternalList for as long as it exists. When
@@ -75,9 +84,11 @@ type ListEntryStatus struct {
 // +kubebuilder:resource:scope=Namespaced,shortName=le,categories=listkeeper
 // +kubebuilder:printcolumn:name="List",type=string,JSONPath=`.spec.listRef.name`
 // +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.spec.id`
-// +kubebuilder:printcolumn:name="Synced",type=string,JSONPath=`.status.conditions[?(@.type=="Synced")].status`
-// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Synced")].reason`,priority=1
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Synced",type=string,JSONPath=`.status.conditions[?(@.type=="Synced")].status`,priority=1
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1
 // +kubebuilder:selectablefield:JSONPath=`.spec.listRef.name`
 // +kubebuilder:selectablefield:JSONPath=`.spec.id`
 type ListEntry struct {

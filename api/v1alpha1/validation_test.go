@@ -272,8 +272,8 @@ func TestExternalListStatusSubresource(t *testing.T) {
 	l.Status = v1alpha1.ExternalListStatus{
 		ObservedGeneration: l.Generation,
 		ETag:               `"v1"`,
-		Items:              3,
-		Entries:            2,
+		ItemCount:          3,
+		EntryCount:         2,
 		LastSyncTime:       &now,
 		Conditions: []metav1.Condition{{
 			Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue,
@@ -287,7 +287,7 @@ func TestExternalListStatusSubresource(t *testing.T) {
 	if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(l), got); err != nil {
 		t.Fatalf("get: %v", err)
 	}
-	if got.Status.Items != 3 || got.Status.Entries != 2 || got.Status.ETag != `"v1"` || len(got.Status.Conditions) != 1 {
+	if got.Status.ItemCount != 3 || got.Status.EntryCount != 2 || got.Status.ETag != `"v1"` || len(got.Status.Conditions) != 1 {
 		t.Errorf("status not stored: %+v", got.Status)
 	}
 }

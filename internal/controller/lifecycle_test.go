@@ -68,7 +68,7 @@ func TestEntryLifecycle(t *testing.T) {
 			return err
 		}
 		st := xl.Status
-		if st.ObservedGeneration != xl.Generation || st.Items != 2 || st.Entries != 1 || st.ETag != etag || st.LastSyncTime == nil {
+		if st.ObservedGeneration != xl.Generation || st.ItemCount != 2 || st.EntryCount != 1 || st.ETag != etag || st.LastSyncTime == nil {
 			return fmt.Errorf("status = %+v, want generation %d, 2 items, 1 entry, etag %s", st, xl.Generation, etag)
 		}
 		return nil

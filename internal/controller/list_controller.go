@@ -131,8 +131,8 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 	}
 	st := &s.list.Status
 	st.ETag = s.snap.ETag
-	st.Items = int32(len(s.snap.Items))
-	st.Entries = int32(live)
+	st.ItemCount = int32(len(s.snap.Items))
+	st.EntryCount = int32(live)
 	msg := fmt.Sprintf("list has %d items, %d entries point at it", len(s.snap.Items), live)
 	if !s.snap.Exists {
 		msg = "the document does not exist yet; it is created with the first entry"
@@ -193,7 +193,7 @@ func (r *ListReconciler) correctDrift(ctx context.Context, s *listScope) error {
 		if err := r.recheck(ctx, s, ch.Add, removed, ch.RetainOnly != nil); err != nil {
 			return err
 		}
-		s.list.Status.Items = int32(res.Items)
+		s.list.Status.ItemCount = int32(res.Items)
 		s.list.Status.ETag = res.ETag
 		r.Recorder.Eventf(s.list, nil, corev1.EventTypeNormal, v1alpha1.ReasonDriftCorrected, "Resync",
 			"drift corrected: added %d IDs, removed %d", len(ch.Add), len(removed))
