@@ -242,6 +242,9 @@ func TestManagerRoleLeastPrivilege(t *testing.T) {
 		{"listkeeper.dev", "listentries/finalizers", "update"},
 		{"listkeeper.dev", "externallists", "watch"},
 		{"listkeeper.dev", "externallists/status", "patch"},
+		// The cleanup finalizer of deletionPolicy Delete.
+		{"listkeeper.dev", "externallists", "patch"},
+		{"listkeeper.dev", "externallists/finalizers", "update"},
 		{"", "secrets", "get"},
 		{"", "secrets", "watch"},
 		{"events.k8s.io", "events", "create"},
