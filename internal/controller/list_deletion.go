@@ -101,7 +101,7 @@ func (r *ListReconciler) removeEntryIDs(ctx context.Context, xl *v1alpha1.Extern
 		return fmt.Errorf("remove the IDs of %d entries: %w", len(ch.Remove), err)
 	}
 	r.Recorder.Eventf(xl, nil, corev1.EventTypeNormal, v1alpha1.ReasonRemoved, "Delete",
-		"deletionPolicy Delete: the IDs of %d entries are off the list (%d items left)", len(ch.Remove), res.Items)
+		"deletionPolicy Delete: %d IDs of this list's entries are off the list (%d items left)", len(ch.Remove), res.Items)
 	return nil
 }
 
