@@ -188,6 +188,36 @@ func TestDefaultAccepted(t *testing.T) {
 	}
 	t.Logf("accepted by the API server:\n%s", out)
 
+	t.Run("network-policy", func(t *testing.T) {
+		policies := split(t, render(t, "network-policy"))
+		out := kubectl(t, join(policies), "apply", "--dry-run=server", "-f", "-")
+		if !strings.Contains(out, "(server dry run)") {
+			t.Errorf("network policy not accepted:\n%s", out)
+		}
+		// The policy must select the manager's pods, or it restricts
+		// nothing.
+		var podLabels map[string]string
+		for _, d := range docs {
+			if d.obj.GetKind() == "Deployment" {
+				podLabels, _, _ = unstructured.NestedStringMap(d.obj.Object, "spec", "template", "metadata", "labels")
+			}
+		}
+		for _, p := range policies {
+			sel, _, err := unstructured.NestedStringMap(p.obj.Object, "spec", "podSelector", "matchLabels")
+			if err != nil || len(sel) == 0 {
+				t.Fatalf("%s has no podSelector.matchLabels: %v", p.obj.GetName(), err)
+			}
+			for k, v := range sel {
+				if podLabels[k] != v {
+					t.Errorf("%s selects %s=%s, which the manager's pods (%v) do not carry", p.obj.GetName(), k, v, podLabels)
+				}
+			}
+			if p.obj.GetNamespace() != systemNamespace {
+				t.Errorf("%s is in namespace %q, want %s", p.obj.GetName(), p.obj.GetNamespace(), systemNamespace)
+			}
+		}
+	})
+
 	t.Run("samples", func(t *testing.T) {
 		out := kubectl(t, render(t, "samples"), "apply", "--dry-run=server", "--namespace=default", "-f", "-")
 		if !strings.Contains(out, "(server dry run)") {
