@@ -136,7 +136,8 @@ func (r *ListReconciler) otherListsIDs(ctx context.Context, xl *v1alpha1.Externa
 func (r *ListReconciler) cleanupFailed(ctx context.Context, xl *v1alpha1.ExternalList, err error) (ctrl.Result, error) {
 	before := xl.DeepCopy()
 	reason := reasonFor(err)
-	msg := "deletionPolicy Delete: the entries' IDs could not be removed, so the ExternalList stays: " + err.Error()
+	msg := "deletionPolicy Delete: the entries' IDs could not be removed, so the ExternalList stays until they are " +
+		"(set deletionPolicy to Orphan to let it go and leave them): " + err.Error()
 	setCondition(&xl.Status.Conditions, &xl.Status.ObservedGeneration, xl.Generation,
 		v1alpha1.ConditionReady, metav1.ConditionFalse, reason, msg)
 	r.Recorder.Eventf(xl, nil, corev1.EventTypeWarning, reason, "Delete", "%s", msg)
