@@ -188,6 +188,36 @@ func TestDefaultAccepted(t *testing.T) {
 	}
 	t.Logf("accepted by the API server:\n%s", out)
 
+	t.Run("network-policy", func(t *testing.T) {
+		policies := split(t, render(t, "network-policy"))
+		out := kubectl(t, join(policies), "apply", "--dry-run=server", "-f", "-")
+		if !strings.Contains(out, "(server dry run)") {
+			t.Errorf("network policy not accepted:\n%s", out)
+		}
+		// The policy must select the manager's pods, or it restricts
+		// nothing.
+		var podLabels map[string]string
+		for _, d := range docs {
+			if d.obj.GetKind() == "Deployment" {
+				podLabels, _, _ = unstructured.NestedStringMap(d.obj.Object, "spec", "template", "metadata", "labels")
+			}
+		}
+		for _, p := range policies {
+			sel, _, err := unstructured.NestedStringMap(p.obj.Object, "spec", "podSelector", "matchLabels")
+			if err != nil || len(sel) == 0 {
+				t.Fatalf("%s has no podSelector.matchLabels: %v", p.obj.GetName(), err)
+			}
+			for k, v := range sel {
+				if podLabels[k] != v {
+					t.Errorf("%s selects %s=%s, which the manager's pods (%v) do not carry", p.obj.GetName(), k, v, podLabels)
+				}
+			}
+			if p.obj.GetNamespace() != systemNamespace {
+				t.Errorf("%s is in namespace %q, want %s", p.obj.GetName(), p.obj.GetNamespace(), systemNamespace)
+			}
+		}
+	})
+
 	t.Run("samples", func(t *testing.T) {
 		out := kubectl(t, render(t, "samples"), "apply", "--dry-run=server", "--namespace=default", "-f", "-")
 		if !strings.Contains(out, "(server dry run)") {
@@ -242,6 +272,9 @@ func TestManagerRoleLeastPrivilege(t *testing.T) {
 		{"listkeeper.dev", "listentries/finalizers", "update"},
 		{"listkeeper.dev", "externallists", "watch"},
 		{"listkeeper.dev", "externallists/status", "patch"},
+		// The cleanup finalizer of deletionPolicy Delete.
+		{"listkeeper.dev", "externallists", "patch"},
+		{"listkeeper.dev", "externallists/finalizers", "update"},
 		{"", "secrets", "get"},
 		{"", "secrets", "watch"},
 		{"events.k8s.io", "events", "create"},

@@ -18,7 +18,9 @@ package v1alpha1
 
 // FinalizerName is the finalizer the operator puts on every ListEntry. It
 // holds a deleted ListEntry until its ID is off the list (or the removal was
-// skipped because the ExternalList is gone).
+// skipped because the ExternalList is gone, or is being deleted with
+// deletionPolicy Orphan). An ExternalList with deletionPolicy Delete carries
+// it too, until its entries' IDs are off the list.
 const FinalizerName = "listkeeper.dev/cleanup"
 
 // ReconcileRequestedAtAnnotation asks for an immediate reconcile when its
@@ -129,7 +131,8 @@ const (
 	ReasonProgressing = "Progressing"
 
 	// ReasonRemoveSkipped means a ListEntry was deleted while its ExternalList
-	// object no longer exists, so its ID could not be taken off any list and
-	// the finalizer was released without a write.
+	// object no longer exists, or is being deleted with deletionPolicy
+	// Orphan, so its ID was left on the list and the finalizer was released
+	// without a write.
 	ReasonRemoveSkipped = "RemoveSkipped"
 )

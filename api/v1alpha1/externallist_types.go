@@ -39,6 +39,7 @@ const (
 
 // ExternalListSpec is where an external list lives and how to talk to it.
 // +kubebuilder:validation:XValidation:rule="has(self.url) != has(self.urlFrom)",message="exactly one of url and urlFrom must be set"
+// +kubebuilder:validation:XValidation:rule="!has(self.url) || !self.url.lowerAscii().startsWith('http://') || (has(self.allowInsecureHTTP) && self.allowInsecureHTTP) || (!has(self.headersFrom) && !has(self.auth))",message="headersFrom and auth send secrets, which an http:// url would carry in clear text: use an https url, or set allowInsecureHTTP to true for a test or loopback server"
 type ExternalListSpec struct {
 	// url is the http or https URL of the JSON document that holds the list.
 	// The server must answer GET with a strong ETag and honour If-Match on

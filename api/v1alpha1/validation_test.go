@@ -91,7 +91,7 @@ func checkResult(t *testing.T, err error, want *rejection) {
 func newList(mutate func(*v1alpha1.ExternalListSpec)) *v1alpha1.ExternalList {
 	l := &v1alpha1.ExternalList{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: "xl-", Namespace: testNamespace},
-		Spec:       v1alpha1.ExternalListSpec{URL: "http://lists.example.com/allow"},
+		Spec:       v1alpha1.ExternalListSpec{URL: "https://lists.example.com/allow"},
 	}
 	if mutate != nil {
 		mutate(&l.Spec)
@@ -129,7 +129,19 @@ func TestExternalListValidation(t *testing.T) {
 		pointerMsg  = "itemsPointer must be empty or an RFC 6901 JSON pointer"
 		intervalMsg = "resyncInterval must be a duration of at least 10s"
 		oneURLMsg   = "exactly one of url and urlFrom must be set"
+		insecureMsg = "headersFrom and auth send secrets, which an http:// url would carry in clear text"
 	)
+	plain := func(s *v1alpha1.ExternalListSpec) { s.URL = "http://lists.example.com/allow" }
+	headers := func(s *v1alpha1.ExternalListSpec) {
+		s.HeadersFrom = &v1alpha1.HeadersSource{SecretRef: v1alpha1.SecretReference{Name: "auth"}}
+	}
+	both := func(fs ...func(*v1alpha1.ExternalListSpec)) func(*v1alpha1.ExternalListSpec) {
+		return func(s *v1alpha1.ExternalListSpec) {
+			for _, f := range fs {
+				f(s)
+			}
+		}
+	}
 	tests := []struct {
 		name   string
 		mutate func(*v1alpha1.ExternalListSpec)
@@ -200,6 +212,30 @@ func TestExternalListValidation(t *testing.T) {
 		{name: "resync of an hour", mutate: func(s *v1alpha1.ExternalListSpec) { s.ResyncInterval = duration("1h") }},
 		{name: "resync below the minimum", mutate: func(s *v1alpha1.ExternalListSpec) { s.ResyncInterval = duration("9s") }, want: &rejection{"spec.resyncInterval", intervalMsg}},
 		{name: "resync negative", mutate: func(s *v1alpha1.ExternalListSpec) { s.ResyncInterval = duration("-1m") }, want: &rejection{"spec.resyncInterval", intervalMsg}},
+		{name: "http without secrets", mutate: plain},
+		{name: "http with headersFrom", mutate: both(plain, headers), want: &rejection{"spec", insecureMsg}},
+		{name: "HTTP in capitals with headersFrom", mutate: both(headers, func(s *v1alpha1.ExternalListSpec) {
+			s.URL = "HTTP://lists.example.com/allow"
+		}), want: &rejection{"spec", insecureMsg}},
+		{name: "http with aws keys", mutate: both(plain, func(s *v1alpha1.ExternalListSpec) {
+			s.Auth = &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{Region: "eu-west-1", SecretRef: &v1alpha1.SecretReference{Name: "aws"}}}
+		}), want: &rejection{"spec", insecureMsg}},
+		{name: "http with workload identity", mutate: both(plain, func(s *v1alpha1.ExternalListSpec) {
+			s.Auth = &v1alpha1.StoreAuth{GCP: &v1alpha1.GCPAuth{}}
+		}), want: &rejection{"spec", insecureMsg}},
+		{name: "http with headersFrom, opted in", mutate: both(plain, headers, func(s *v1alpha1.ExternalListSpec) {
+			s.AllowInsecureHTTP = true
+		})},
+		{name: "https with headersFrom and auth", mutate: both(headers, func(s *v1alpha1.ExternalListSpec) {
+			s.Auth = &v1alpha1.StoreAuth{GCP: &v1alpha1.GCPAuth{}}
+		})},
+		// A URL from a Secret is checked by the operator, which can read it.
+		{name: "urlFrom with headersFrom", mutate: both(headers, func(s *v1alpha1.ExternalListSpec) {
+			s.URL = ""
+			s.URLFrom = &v1alpha1.URLSource{SecretKeyRef: v1alpha1.SecretKeySelector{Name: "sas", Key: "url"}}
+		})},
+		{name: "deletionPolicy Delete", mutate: func(s *v1alpha1.ExternalListSpec) { s.DeletionPolicy = v1alpha1.DeletionPolicyDelete }},
+		{name: "deletionPolicy unknown", mutate: func(s *v1alpha1.ExternalListSpec) { s.DeletionPolicy = "Keep" }, want: &rejection{field: "spec.deletionPolicy"}},
 		{name: "header secret without name", mutate: func(s *v1alpha1.ExternalListSpec) {
 			s.HeadersFrom = &v1alpha1.HeadersSource{}
 		}, want: &rejection{field: "spec.headersFrom.secretRef.name"}},
@@ -252,6 +288,12 @@ func TestExternalListDefaults(t *testing.T) {
 	}
 	if got.Spec.ResyncInterval == nil || got.Spec.ResyncInterval.Duration != v1alpha1.DefaultResyncInterval {
 		t.Errorf("resyncInterval = %v, want %v", got.Spec.ResyncInterval, v1alpha1.DefaultResyncInterval)
+	}
+	if got.Spec.DeletionPolicy != v1alpha1.DeletionPolicyOrphan {
+		t.Errorf("deletionPolicy = %q, want %q", got.Spec.DeletionPolicy, v1alpha1.DeletionPolicyOrphan)
+	}
+	if got.Spec.AllowInsecureHTTP {
+		t.Error("allowInsecureHTTP defaulted to true")
 	}
 	if got.Spec.ItemsPointer != "" || got.Spec.CreateIfMissing || got.Spec.HeadersFrom != nil || got.Spec.CABundle != "" {
 		t.Errorf("unexpected defaults: %+v", got.Spec)

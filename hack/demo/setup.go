@@ -151,6 +151,8 @@ func (d *demo) createS3List(ctx context.Context) error {
 			Auth: &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{
 				Region: s3fake.DefaultRegion, SecretRef: &v1alpha1.SecretReference{Name: s3Secret},
 			}},
+			// The in-process S3 serves plain http on loopback.
+			AllowInsecureHTTP: true,
 		},
 	}
 	if err := d.cluster.Client.Create(ctx, xl); err != nil {

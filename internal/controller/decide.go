@@ -2,6 +2,7 @@ package controller
 
 import (
 	"errors"
+	"fmt"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -120,4 +121,73 @@ func reasonFor(err error) string {
 	default:
 		return v1alpha1.ReasonListUnreachable
 	}
+}
+
+// deletionPolicyOf returns xl's deletion policy with the default applied:
+// anything but Delete is Orphan, the policy that never changes the list.
+func deletionPolicyOf(xl *v1alpha1.ExternalList) v1alpha1.DeletionPolicy {
+	if xl.Spec.DeletionPolicy == v1alpha1.DeletionPolicyDelete {
+		return v1alpha1.DeletionPolicyDelete
+	}
+	return v1alpha1.DeletionPolicyOrphan
+}
+
+// wantsListFinalizer reports whether a live ExternalList must carry the
+// cleanup finalizer: only with deletionPolicy Delete, so that deleting an
+// Orphan list never waits for the operator.
+func wantsListFinalizer(xl *v1alpha1.ExternalList) bool {
+	return deletionPolicyOf(xl) == v1alpha1.DeletionPolicyDelete
+}
+
+// skipRemoval reports whether a deleting entry releases its finalizer
+// without writing its list, and says why: its ExternalList (xl, nil when it
+// does not exist) is gone, or is being deleted with deletionPolicy Orphan,
+// which leaves every ID of its entries on the list. An ExternalList being
+// deleted with Delete takes the IDs off itself; the entry still removes its
+// own, so nothing depends on which of the two goes first.
+func skipRemoval(e *v1alpha1.ListEntry, xl *v1alpha1.ExternalList) (string, bool) {
+	switch {
+	case xl == nil:
+		return fmt.Sprintf("ExternalList %q does not exist, so ID %q could not be removed from it", e.Spec.ListRef.Name, e.Spec.ID), true
+	case !xl.DeletionTimestamp.IsZero() && deletionPolicyOf(xl) == v1alpha1.DeletionPolicyOrphan:
+		return fmt.Sprintf("ExternalList %q is being deleted with deletionPolicy Orphan, so ID %q stays on its list", e.Spec.ListRef.Name, e.Spec.ID), true
+	}
+	return "", false
+}
+
+// addBlocked reports whether a live entry must not put its ID on its list,
+// and says why: the ExternalList does not exist, or it is being deleted
+// (an add then could undo the list's own cleanup, or leave an ID that no
+// object accounts for).
+func addBlocked(e *v1alpha1.ListEntry, xl *v1alpha1.ExternalList) (string, bool) {
+	switch {
+	case xl == nil:
+		return fmt.Sprintf("ExternalList %q does not exist", e.Spec.ListRef.Name), true
+	case !xl.DeletionTimestamp.IsZero():
+		return fmt.Sprintf("ExternalList %q is being deleted", e.Spec.ListRef.Name), true
+	}
+	return "", false
+}
+
+// cleanupChange is what deleting an ExternalList with deletionPolicy Delete
+// writes: the removal, in one change, of the IDs of every entry of the list
+// (own: live or deleting), except the IDs that a live entry of another
+// ExternalList naming the same document holds (keep). IDs the list client
+// cannot carry were never written and are left out.
+func cleanupChange(own []v1alpha1.ListEntry, keep []string) etagclient.Change {
+	kept := make(map[string]struct{}, len(keep))
+	for _, id := range keep {
+		kept[id] = struct{}{}
+	}
+	var remove []string
+	for i := range own {
+		id := own[i].Spec.ID
+		if _, ok := kept[id]; ok || checkID(id) != nil {
+			continue
+		}
+		kept[id] = struct{}{} // once is enough
+		remove = append(remove, id)
+	}
+	sort.Strings(remove)
+	return etagclient.Change{Remove: remove}
 }

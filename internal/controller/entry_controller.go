@@ -119,9 +119,8 @@ func (r *EntryReconciler) ensureAdded(ctx context.Context, s *entryScope) error 
 	if err := checkID(s.entry.Spec.ID); err != nil {
 		return reconcile.TerminalError(r.fail(s, "Add", err))
 	}
-	if s.list == nil {
-		s.setSynced(metav1.ConditionFalse, v1alpha1.ReasonListNotFound,
-			fmt.Sprintf("ExternalList %q does not exist", s.entry.Spec.ListRef.Name))
+	if why, blocked := addBlocked(s.entry, s.list); blocked {
+		s.setSynced(metav1.ConditionFalse, v1alpha1.ReasonListNotFound, why)
 		return nil // the ExternalList watch queues the entry when it appears
 	}
 	cl, key, err := r.Lists.For(ctx, s.list)
@@ -151,9 +150,8 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, s *entryScope) (c
 	if checkID(entry.Spec.ID) != nil {
 		return requeueOnConflict(r.releaseFinalizer(ctx, entry))
 	}
-	if s.list == nil {
-		r.Recorder.Eventf(entry, nil, corev1.EventTypeWarning, v1alpha1.ReasonRemoveSkipped, "Remove",
-			"ExternalList %q does not exist, so ID %q could not be removed from it", entry.Spec.ListRef.Name, entry.Spec.ID)
+	if why, skip := skipRemoval(entry, s.list); skip {
+		r.Recorder.Eventf(entry, nil, corev1.EventTypeWarning, v1alpha1.ReasonRemoveSkipped, "Remove", "%s", why)
 		return requeueOnConflict(r.releaseFinalizer(ctx, entry))
 	}
 	cl, key, err := r.Lists.For(ctx, s.list)

@@ -61,7 +61,8 @@ type listScope struct {
 	keep   []string // IDs of the live entries of every list naming the same document
 }
 
-// +kubebuilder:rbac:groups=listkeeper.dev,resources=externallists,verbs=get;list;watch
+// +kubebuilder:rbac:groups=listkeeper.dev,resources=externallists,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=listkeeper.dev,resources=externallists/finalizers,verbs=update
 // +kubebuilder:rbac:groups=listkeeper.dev,resources=externallists/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=listkeeper.dev,resources=listentries,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
@@ -82,6 +83,9 @@ func (r *ListReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 		return ctrl.Result{}, nil // another replica owns it
 	}
 	defer release()
+	if res, done, err := r.reconcileDeletionPolicy(ctx, xl); done {
+		return res, err
+	}
 	s := &listScope{list: xl, before: xl.DeepCopy()}
 	err := r.observe(ctx, s)
 	if err == nil && r.resyncDue(s) {

@@ -207,6 +207,9 @@ func (r *ListClients) resolve(ctx context.Context, xl *v1alpha1.ExternalList) (s
 		return "", nil, "", &configError{reason: v1alpha1.ReasonHostNotAllowed,
 			msg: fmt.Sprintf("host %q is not in the operator's --allowed-hosts", u.Hostname())}
 	}
+	if err := checkTransport(xl, u); err != nil {
+		return "", nil, "", err
+	}
 	if _, err := etagclient.ParsePointer(xl.Spec.ItemsPointer); err != nil {
 		return "", nil, "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.itemsPointer: " + err.Error()}
 	}
@@ -259,6 +262,36 @@ func (r *ListClients) resolve(ctx context.Context, xl *v1alpha1.ExternalList) (s
 		opts = append(opts, etagclient.WithTLSConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}))
 	}
 	return rawURL, opts, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// checkTransport refuses a list that would send secrets over plain http:
+// Secret-sourced headers (headersFrom), store credentials (auth, including
+// workload identity and default credentials, whose tokens are as secret)
+// or a URL from a Secret (urlFrom, which usually carries a token) need
+// https unless spec.allowInsecureHTTP is true. The CRD refuses the cases it
+// can see (spec.url with headersFrom or auth); this also covers a urlFrom
+// that resolves to http, and objects stored before that rule. It runs
+// before any request, so nothing is sent; u is never printed.
+func checkTransport(xl *v1alpha1.ExternalList, u *url.URL) error {
+	if !strings.EqualFold(u.Scheme, "http") || xl.Spec.AllowInsecureHTTP {
+		return nil
+	}
+	var what []string
+	if xl.Spec.HeadersFrom != nil {
+		what = append(what, "headers from a Secret (spec.headersFrom)")
+	}
+	if xl.Spec.Auth != nil {
+		what = append(what, "store credentials (spec.auth)")
+	}
+	if xl.Spec.URLFrom != nil {
+		what = append(what, "a URL from a Secret (spec.urlFrom)")
+	}
+	if len(what) == 0 {
+		return nil
+	}
+	return &configError{reason: v1alpha1.ReasonInsecureTransport, msg: fmt.Sprintf(
+		"the list would send %s over plain http: use an https URL, or set spec.allowInsecureHTTP to true for a test or loopback server",
+		strings.Join(what, " and "))}
 }
 
 // secretData reads Secrets of namespace from the API server (the cache

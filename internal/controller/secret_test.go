@@ -50,6 +50,7 @@ func TestSecretHeaders(t *testing.T) {
 
 	xl := newExternalList(ns, "private", hs.URL+"/list", func(s *v1alpha1.ExternalListSpec) {
 		s.HeadersFrom = &v1alpha1.HeadersSource{SecretRef: v1alpha1.SecretReference{Name: "list-auth"}}
+		s.AllowInsecureHTTP = true // httptest serves plain http on loopback
 	})
 	create(t, xl)
 	c := waitCondition(t, xl, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonSecretNotFound, waitTimeout)

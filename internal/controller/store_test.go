@@ -65,6 +65,8 @@ func TestS3ThreeReplicas(t *testing.T) {
 		s.ItemsPointer = "/items"
 		s.CreateIfMissing = true
 		s.Auth = &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{Region: s3fake.DefaultRegion, SecretRef: &v1alpha1.SecretReference{Name: "aws"}}}
+		// A loopback test server: plain http with credentials is opted in.
+		s.AllowInsecureHTTP = true
 	})
 	create(t, xl)
 	waitCondition(t, xl, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady, waitTimeout)
@@ -176,6 +178,8 @@ func TestAzureThreeReplicas(t *testing.T) {
 		s.ItemsPointer = "/items"
 		s.CreateIfMissing = true
 		s.Auth = &v1alpha1.StoreAuth{Azure: &v1alpha1.AzureAuth{SharedKey: &v1alpha1.AzureSharedKey{SecretRef: v1alpha1.SecretReference{Name: "azure"}}}}
+		// A loopback test server: plain http with credentials is opted in.
+		s.AllowInsecureHTTP = true
 	})
 	create(t, xl)
 	waitCondition(t, xl, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady, waitTimeout)
@@ -270,6 +274,7 @@ func TestS3FailuresAsConditions(t *testing.T) {
 			s.ItemsPointer = "/items"
 			s.CreateIfMissing = true
 			s.Auth = &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{Region: region, SecretRef: &v1alpha1.SecretReference{Name: "aws"}}}
+			s.AllowInsecureHTTP = true // a loopback test server
 		})
 	}
 	cases := []struct {
@@ -344,6 +349,7 @@ func TestAzureSASFromSecret(t *testing.T) {
 	xl := newExternalList(ns, "sas", "", func(s *v1alpha1.ExternalListSpec) {
 		s.URLFrom = &v1alpha1.URLSource{SecretKeyRef: v1alpha1.SecretKeySelector{Name: "sas", Key: "url"}}
 		s.CreateIfMissing = true
+		s.AllowInsecureHTTP = true // Azurite serves plain http on loopback
 	})
 	create(t, xl)
 	e := newListEntry(ns, "one", "sas", "tenant-one")

@@ -50,6 +50,7 @@ func TestURLFromSecret(t *testing.T) {
 	create(t, secret)
 	xl := newExternalList(ns, "blob", "", func(s *v1alpha1.ExternalListSpec) {
 		s.URLFrom = &v1alpha1.URLSource{SecretKeyRef: v1alpha1.SecretKeySelector{Name: "sas", Key: "url"}}
+		s.AllowInsecureHTTP = true // httptest serves plain http on loopback
 	})
 	create(t, xl)
 	waitCondition(t, xl, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady, waitTimeout)

@@ -2,6 +2,7 @@ package readme
 
 import (
 	"bufio"
+	"encoding/json"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -94,6 +95,8 @@ func TestReadmeCommands(t *testing.T) {
 				if err != nil {
 					t.Fatalf("README line %d: kubectl kustomize %s: %v\n%s", c.line, dir, err, out)
 				}
+			case strings.HasPrefix(c.text, "kubectl "):
+				checkUninstallKubectl(t, c)
 			default:
 				t.Fatalf("README line %d: no check for %q; add one to this test", c.line, c.text)
 			}
@@ -128,6 +131,42 @@ func checkCurl(t *testing.T, c command, base string) {
 	default:
 		if !strings.HasPrefix(got, "HTTP/1.1 "+want) {
 			t.Fatalf("README line %d: want status %s, got %q", c.line, want, got)
+		}
+	}
+}
+
+// uninstallKubectl are the kubectl commands (other than apply -k) the README
+// may run: those of its Uninstall section, which
+// internal/controller's TestUninstallDocumentedOrder replays against a
+// kube-apiserver. Each is the command's verb and resource.
+var uninstallKubectl = map[string]bool{
+	"get externallists":                              true,
+	"patch externallist":                             true,
+	"patch listentry":                                true,
+	"delete externallists":                           true,
+	"delete listentries":                             true,
+	"scale deployment listkeeper-controller-manager": true,
+}
+
+// checkUninstallKubectl checks a kubectl command of the Uninstall section:
+// a verb and resource the replay knows, names the CRDs define, and a patch
+// payload that is JSON.
+func checkUninstallKubectl(t *testing.T, c command) {
+	f := strings.Fields(c.text)
+	if len(f) < 3 {
+		t.Fatalf("README line %d: %q is too short", c.line, c.text)
+	}
+	key := f[1] + " " + f[2]
+	if f[1] == "scale" {
+		key += " " + f[3]
+	}
+	if !uninstallKubectl[key] {
+		t.Fatalf("README line %d: %q is not a command the Uninstall replay (internal/controller TestUninstallDocumentedOrder) knows", c.line, c.text)
+	}
+	if m := regexp.MustCompile(`-p '([^']*)'`).FindStringSubmatch(c.text); f[1] == "patch" {
+		var v map[string]any
+		if m == nil || json.Unmarshal([]byte(m[1]), &v) != nil {
+			t.Fatalf("README line %d: the patch payload of %q is not a JSON object", c.line, c.text)
 		}
 	}
 }

@@ -68,6 +68,8 @@ func (o ListObject) Create(ctx context.Context, c client.Client) error {
 			return fmt.Errorf("create Secret %s: %w", secret.Name, err)
 		}
 		xl.Spec.HeadersFrom = &v1alpha1.HeadersSource{SecretRef: v1alpha1.SecretReference{Name: secret.Name}}
+		// The harness's list servers speak plain http on loopback.
+		xl.Spec.AllowInsecureHTTP = true
 	}
 	if err := c.Create(ctx, xl); err != nil {
 		return fmt.Errorf("create ExternalList %s: %w", o.Name, err)

@@ -1,0 +1,164 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"errors"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+)
+
+func lifecycleList(policy v1alpha1.DeletionPolicy, deleting bool) *v1alpha1.ExternalList {
+	xl := &v1alpha1.ExternalList{
+		ObjectMeta: metav1.ObjectMeta{Name: "allow", Namespace: "ns"},
+		Spec:       v1alpha1.ExternalListSpec{URL: "https://lists.example.com/allow", DeletionPolicy: policy},
+	}
+	if deleting {
+		now := metav1.Now()
+		xl.DeletionTimestamp = &now
+	}
+	return xl
+}
+
+func TestDeletionDecisions(t *testing.T) {
+	e := entry("e", "allow", "tenant-a", true)
+	tests := []struct {
+		name                 string
+		list                 *v1alpha1.ExternalList
+		wantFinalizer        bool
+		wantSkip, wantNoAdds bool
+	}{
+		{name: "list gone", list: nil, wantSkip: true, wantNoAdds: true},
+		{name: "default policy, live", list: lifecycleList("", false)},
+		{name: "Orphan, live", list: lifecycleList(v1alpha1.DeletionPolicyOrphan, false)},
+		{name: "Delete, live", list: lifecycleList(v1alpha1.DeletionPolicyDelete, false), wantFinalizer: true},
+		{name: "unknown policy is Orphan", list: lifecycleList("Sometimes", false)},
+		{name: "default policy, deleting", list: lifecycleList("", true), wantSkip: true, wantNoAdds: true},
+		{name: "Orphan, deleting", list: lifecycleList(v1alpha1.DeletionPolicyOrphan, true), wantSkip: true, wantNoAdds: true},
+		// The entry still removes its own ID: the list's cleanup counts
+		// only the entries that exist when it runs.
+		{name: "Delete, deleting", list: lifecycleList(v1alpha1.DeletionPolicyDelete, true), wantFinalizer: true, wantNoAdds: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.list != nil {
+				if got := wantsListFinalizer(tt.list); got != tt.wantFinalizer {
+					t.Errorf("wantsListFinalizer = %t, want %t", got, tt.wantFinalizer)
+				}
+			}
+			why, skip := skipRemoval(&e, tt.list)
+			if skip != tt.wantSkip || (skip && !strings.Contains(why, "tenant-a")) {
+				t.Errorf("skipRemoval = %t %q, want %t and a note naming the ID", skip, why, tt.wantSkip)
+			}
+			why, blocked := addBlocked(&e, tt.list)
+			if blocked != tt.wantNoAdds || (blocked && !strings.Contains(why, `"allow"`)) {
+				t.Errorf("addBlocked = %t %q, want %t and a note naming the list", blocked, why, tt.wantNoAdds)
+			}
+		})
+	}
+}
+
+func TestCleanupChange(t *testing.T) {
+	tests := []struct {
+		name string
+		own  []v1alpha1.ListEntry
+		keep []string
+		want []string
+	}{
+		{name: "no entries", want: nil},
+		{name: "live and deleting entries both go", own: []v1alpha1.ListEntry{
+			entry("a", "allow", "x", false), entry("b", "allow", "y", true),
+		}, want: []string{"x", "y"}},
+		{name: "an ID held through another list stays", own: []v1alpha1.ListEntry{
+			entry("a", "allow", "x", false), entry("b", "allow", "shared", false),
+		}, keep: []string{"shared", "theirs"}, want: []string{"x"}},
+		{name: "duplicates once", own: []v1alpha1.ListEntry{
+			entry("a", "allow", "x", false), entry("b", "allow", "x", true),
+		}, want: []string{"x"}},
+		{name: "an ID the client cannot carry was never written", own: []v1alpha1.ListEntry{
+			entry("a", "allow", strings.Repeat("x", 300), false), entry("b", "allow", "ok", false),
+		}, want: []string{"ok"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ch := cleanupChange(tt.own, tt.keep)
+			if !slices.Equal(ch.Remove, tt.want) || ch.Add != nil || ch.RetainOnly != nil {
+				t.Errorf("cleanupChange = %+v, want Remove %v only", ch, tt.want)
+			}
+			if err := ch.Validate(); err != nil {
+				t.Errorf("invalid change: %v", err)
+			}
+		})
+	}
+}
+
+func TestCheckTransport(t *testing.T) {
+	headers := func(s *v1alpha1.ExternalListSpec) {
+		s.HeadersFrom = &v1alpha1.HeadersSource{SecretRef: v1alpha1.SecretReference{Name: "h"}}
+	}
+	adc := func(s *v1alpha1.ExternalListSpec) { s.Auth = &v1alpha1.StoreAuth{GCP: &v1alpha1.GCPAuth{}} }
+	fromSecret := func(s *v1alpha1.ExternalListSpec) {
+		s.URL = ""
+		s.URLFrom = &v1alpha1.URLSource{SecretKeyRef: v1alpha1.SecretKeySelector{Name: "u", Key: "url"}}
+	}
+	allow := func(s *v1alpha1.ExternalListSpec) { s.AllowInsecureHTTP = true }
+	tests := []struct {
+		name   string
+		url    string
+		mutate []func(*v1alpha1.ExternalListSpec)
+		want   string // a fragment of the message; "" = allowed
+	}{
+		{name: "plain http without secrets", url: "http://lists.example.com/a"},
+		{name: "https with headers", url: "https://lists.example.com/a", mutate: []func(*v1alpha1.ExternalListSpec){headers}},
+		{name: "http with headers", url: "http://lists.example.com/a", mutate: []func(*v1alpha1.ExternalListSpec){headers}, want: "spec.headersFrom"},
+		{name: "HTTP in capitals with headers", url: "HTTP://lists.example.com/a", mutate: []func(*v1alpha1.ExternalListSpec){headers}, want: "spec.headersFrom"},
+		{name: "http with default credentials", url: "http://lists.example.com/a", mutate: []func(*v1alpha1.ExternalListSpec){adc}, want: "spec.auth"},
+		{name: "http URL from a Secret", url: "http://lists.example.com/a?sig=x", mutate: []func(*v1alpha1.ExternalListSpec){fromSecret}, want: "spec.urlFrom"},
+		{name: "https URL from a Secret", url: "https://lists.example.com/a?sig=x", mutate: []func(*v1alpha1.ExternalListSpec){fromSecret}},
+		{name: "all of them", url: "http://lists.example.com/a", mutate: []func(*v1alpha1.ExternalListSpec){fromSecret, headers, adc}, want: "spec.headersFrom) and store credentials (spec.auth) and a URL"},
+		{name: "opted in", url: "http://lists.example.com/a", mutate: []func(*v1alpha1.ExternalListSpec){fromSecret, headers, adc, allow}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			xl := newExternalList("ns", "l", tt.url, tt.mutate...)
+			u, err := url.Parse(tt.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = checkTransport(xl, u)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("want allowed, got %v", err)
+				}
+				return
+			}
+			var cfgErr *configError
+			if !errors.As(err, &cfgErr) || cfgErr.reason != v1alpha1.ReasonInsecureTransport || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("want InsecureTransport naming %q, got %v", tt.want, err)
+			}
+			if strings.Contains(err.Error(), "sig=") || strings.Contains(err.Error(), "lists.example.com") {
+				t.Errorf("the message prints the URL: %v", err)
+			}
+		})
+	}
+}

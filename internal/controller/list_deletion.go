@@ -1,0 +1,160 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+)
+
+// The ExternalList's deletionPolicy. Orphan (the default): the list carries
+// no finalizer, so deleting it never waits for the operator and never
+// writes; its entries, deleted after, release their finalizers without a
+// write (see skipRemoval). Delete: the list carries FinalizerName, and when
+// it is deleted the replica that owns the list takes its entries' IDs off
+// the document in one change, then lets the object go. While that write
+// fails the finalizer stays, and Ready=False and a Warning event say why.
+
+// reconcileDeletionPolicy keeps the list's finalizer in line with its
+// deletionPolicy and, when the list is being deleted, carries the policy
+// out. done reports that the reconcile ends here, with res and err.
+func (r *ListReconciler) reconcileDeletionPolicy(ctx context.Context, xl *v1alpha1.ExternalList) (res ctrl.Result, done bool, err error) {
+	has := controllerutil.ContainsFinalizer(xl, v1alpha1.FinalizerName)
+	if xl.DeletionTimestamp.IsZero() {
+		want := wantsListFinalizer(xl)
+		if want == has {
+			return ctrl.Result{}, false, nil
+		}
+		edit := controllerutil.RemoveFinalizer
+		if want {
+			edit = controllerutil.AddFinalizer
+		}
+		if err := r.patchListFinalizer(ctx, xl, edit); err != nil {
+			res, err := requeueOnConflict(err)
+			return res, true, err
+		}
+		return ctrl.Result{}, false, nil
+	}
+	if !has {
+		// Orphan: the object goes without the operator; nothing to do.
+		return ctrl.Result{}, true, nil
+	}
+	if deletionPolicyOf(xl) == v1alpha1.DeletionPolicyDelete {
+		if err := r.removeEntryIDs(ctx, xl); err != nil {
+			res, err := r.cleanupFailed(ctx, xl, err)
+			return res, true, err
+		}
+	}
+	// Delete done, or switched to Orphan while being deleted.
+	res, err = requeueOnConflict(r.patchListFinalizer(ctx, xl, controllerutil.RemoveFinalizer))
+	return res, true, err
+}
+
+// removeEntryIDs takes the IDs of xl's entries off its document in one
+// change, except those a live entry of another ExternalList naming the same
+// document still holds. The entries are read from the API server, not the
+// cache, so an entry created just before the deletion is not missed.
+func (r *ListReconciler) removeEntryIDs(ctx context.Context, xl *v1alpha1.ExternalList) error {
+	cl, _, err := r.Lists.For(ctx, xl)
+	if err != nil {
+		return err
+	}
+	var own v1alpha1.ListEntryList
+	if err := r.APIReader.List(ctx, &own, client.InNamespace(xl.Namespace),
+		client.MatchingFields{listRefField: xl.Name}); err != nil {
+		return fmt.Errorf("list entries: %w", err)
+	}
+	keep, err := r.otherListsIDs(ctx, xl)
+	if err != nil {
+		return err
+	}
+	ch := cleanupChange(own.Items, keep)
+	if ch.IsZero() {
+		return nil
+	}
+	res, err := cl.Update(ctx, ch)
+	if err != nil {
+		return fmt.Errorf("remove the IDs of %d entries: %w", len(ch.Remove), err)
+	}
+	r.Recorder.Eventf(xl, nil, corev1.EventTypeNormal, v1alpha1.ReasonRemoved, "Delete",
+		"deletionPolicy Delete: %d IDs of this list's entries are off the list (%d items left)", len(ch.Remove), res.Items)
+	return nil
+}
+
+// otherListsIDs returns the IDs of the live entries of every other
+// ExternalList that names xl's document: reference counts are per document,
+// so deleting one of them must keep what the others hold.
+func (r *ListReconciler) otherListsIDs(ctx context.Context, xl *v1alpha1.ExternalList) ([]string, error) {
+	var lists v1alpha1.ExternalListList
+	if err := r.Client.List(ctx, &lists, client.MatchingFields{documentField: documentKey(xl)}); err != nil {
+		return nil, fmt.Errorf("list ExternalLists: %w", err)
+	}
+	var ids []string
+	for i := range lists.Items {
+		other := &lists.Items[i]
+		if other.UID == xl.UID {
+			continue
+		}
+		var entries v1alpha1.ListEntryList
+		if err := r.APIReader.List(ctx, &entries, client.InNamespace(other.Namespace),
+			client.MatchingFields{listRefField: other.Name}); err != nil {
+			return nil, fmt.Errorf("list entries: %w", err)
+		}
+		ids = append(ids, liveIDs(other.Name, entries.Items)...)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids), nil
+}
+
+// cleanupFailed reports a failed cleanup on Ready and as a Warning event
+// with the same reason, and returns err for the workqueue's backoff: the
+// finalizer stays until the write succeeds.
+func (r *ListReconciler) cleanupFailed(ctx context.Context, xl *v1alpha1.ExternalList, err error) (ctrl.Result, error) {
+	before := xl.DeepCopy()
+	reason := reasonFor(err)
+	msg := "deletionPolicy Delete: the entries' IDs could not be removed, so the ExternalList stays until they are " +
+		"(set deletionPolicy to Orphan to let it go and leave them): " + err.Error()
+	setCondition(&xl.Status.Conditions, &xl.Status.ObservedGeneration, xl.Generation,
+		v1alpha1.ConditionReady, metav1.ConditionFalse, reason, msg)
+	r.Recorder.Eventf(xl, nil, corev1.EventTypeWarning, reason, "Delete", "%s", msg)
+	perr := patchStatus(ctx, r.Client, before, xl, before.Status, xl.Status)
+	return ctrl.Result{}, errors.Join(err, client.IgnoreNotFound(perr))
+}
+
+// patchListFinalizer adds or removes the cleanup finalizer with an
+// optimistic lock, so it never drops a finalizer another controller added
+// meanwhile.
+func (r *ListReconciler) patchListFinalizer(ctx context.Context, xl *v1alpha1.ExternalList, edit func(client.Object, string) bool) error {
+	patch := client.MergeFromWithOptions(xl.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	if !edit(xl, v1alpha1.FinalizerName) {
+		return nil
+	}
+	if err := r.Client.Patch(ctx, xl, patch); err != nil {
+		return client.IgnoreNotFound(fmt.Errorf("patch finalizers: %w", err))
+	}
+	return nil
+}
