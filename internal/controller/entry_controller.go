@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -309,15 +308,15 @@ func (s *entryScope) conditions() conditions {
 }
 
 // inFlight records that the entry's change is in flight: Ready=Unknown and
-// Reconciling=True. An entry already Ready for this generation stays Ready
-// while its ID is confirmed again (a resync, a forced reconcile): that is
-// not a change.
+// Reconciling=True, unless Ready already tells the outcome of an earlier
+// attempt for this generation. That outcome stands until the new one is
+// known: an entry Ready=True stays so while its ID is confirmed again (a
+// resync, a forced reconcile), and a failed one keeps its reason while it
+// is retried, so a retry costs no status write.
 func (s *entryScope) inFlight(msg string) {
-	c := s.conditions()
-	if c.readyNow() && meta.IsStatusConditionTrue(s.entry.Status.Conditions, v1alpha1.ConditionSynced) {
-		return
+	if c := s.conditions(); !c.hasOutcome() {
+		c.progressing(msg)
 	}
-	c.progressing(msg)
 }
 
 // patchStatus writes the entry's status when it changed (see patchStatus).

@@ -83,10 +83,11 @@ func (c conditions) stalled(reason, msg string) {
 	meta.RemoveStatusCondition(c.list, v1alpha1.ConditionReconciling)
 }
 
-// readyNow reports whether Ready is True for the current generation.
-func (c conditions) readyNow() bool {
+// hasOutcome reports whether Ready is True or False for the current
+// generation: an attempt for this spec has finished.
+func (c conditions) hasOutcome() bool {
 	r := meta.FindStatusCondition(*c.list, v1alpha1.ConditionReady)
-	return r != nil && r.Status == metav1.ConditionTrue && r.ObservedGeneration == c.generation
+	return r != nil && r.Status != metav1.ConditionUnknown && r.ObservedGeneration == c.generation
 }
 
 // needsUser reports whether a failure with this reason can only end with a
