@@ -122,7 +122,11 @@ func TestImmediateReconcile(t *testing.T) {
 	t.Run("list: reconcile-requested-at corrects drift", func(t *testing.T) {
 		t.Parallel()
 		xl, path := driftedList(t, "requested")
-		annotate(t, xl, "1700000001")
+		// As the README says to.
+		if out, err := kubectl(t, "annotate", "-n", ns, "--overwrite", "xl/requested",
+			v1alpha1.ReconcileRequestedAtAnnotation+"=1700000001"); err != nil {
+			t.Fatalf("kubectl annotate: %v\n%s", err, out)
+		}
 		waitOnList(t, sharedLists, path, "", "requested-id", true, waitTimeout)
 		eventually(t, waitTimeout, "lastHandledReconcileAt", func() error {
 			if err := k8sClient.Get(context.Background(), client.ObjectKeyFromObject(xl), xl); err != nil {
@@ -138,8 +142,7 @@ func TestImmediateReconcile(t *testing.T) {
 			t.Errorf("DriftCorrected event = %q, want it to name the ID", ev.Note)
 		}
 
-		// The same value again is no new request: the annotation is
-		// handled once per value.
+		// A new value is a new request.
 		setDoc(t, sharedLists, path, []string{"bystander"})
 		annotate(t, xl, "1700000002")
 		waitOnList(t, sharedLists, path, "", "requested-id", true, waitTimeout)
