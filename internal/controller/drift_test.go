@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -43,7 +44,10 @@ func TestDrift(t *testing.T) {
 		if got := mustDocItems(t, sharedLists, path, ""); strings.Join(got, ",") != "bystander,stranger,drift-a" {
 			t.Errorf("items = %v; additive mode must leave other IDs alone and add at the end", got)
 		}
-		waitEvent(t, ns, "ExternalList", "additive", corev1.EventTypeNormal, v1alpha1.ReasonDriftCorrected, waitTimeout)
+		ev := waitEvent(t, ns, "ExternalList", "additive", corev1.EventTypeNormal, v1alpha1.ReasonDriftCorrected, waitTimeout)
+		if !strings.Contains(ev.Note, `added 1 IDs ("drift-a"), removed 0`) {
+			t.Errorf("DriftCorrected event = %q, want it to name the ID it added", ev.Note)
+		}
 	})
 
 	t.Run("exclusive", func(t *testing.T) {
@@ -77,5 +81,14 @@ func TestDrift(t *testing.T) {
 		if raw, _, _ := sharedLists.Get(path); !strings.Contains(string(raw), `"meta":"kept"`) {
 			t.Errorf("the rest of the document was not preserved: %s", raw)
 		}
+		eventually(t, waitTimeout, "a DriftCorrected event naming the foreign ID", func() error {
+			for _, e := range events(t, ns) {
+				if e.Regarding.Name == "exclusive" && e.Reason == v1alpha1.ReasonDriftCorrected &&
+					strings.Contains(e.Note, `removed 1 ("foreign")`) {
+					return nil
+				}
+			}
+			return errors.New("none yet")
+		})
 	})
 }

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -50,6 +51,9 @@ type EntryReconciler struct {
 	Owner Owner
 	// MaxConcurrentReconciles is the number of workers (default 1).
 	MaxConcurrentReconciles int
+	// NewRateLimiter, when set, makes the work queue's rate limiter (the
+	// backoff of failed reconciles). Default: controller-runtime's.
+	NewRateLimiter func() workqueue.TypedRateLimiter[reconcile.Request]
 
 	flights flights
 	queue   workQueue
@@ -120,22 +124,29 @@ func (r *EntryReconciler) ensureAdded(ctx context.Context, s *entryScope) error 
 		return reconcile.TerminalError(r.fail(s, "Add", err))
 	}
 	if why, blocked := addBlocked(s.entry, s.list); blocked {
+		// Not Stalled: an entry applied together with its ExternalList is
+		// often seen first, and the ExternalList watch queues it when the
+		// list appears (or, for a list being deleted, when it is gone).
 		s.setSynced(metav1.ConditionFalse, v1alpha1.ReasonListNotFound, why)
-		return nil // the ExternalList watch queues the entry when it appears
+		s.conditions().waiting(v1alpha1.ReasonListNotFound, why)
+		return nil
 	}
 	cl, key, err := r.Lists.For(ctx, s.list)
 	if err != nil {
 		return r.fail(s, "Add", err)
 	}
 	res, done, err := r.change(s, cl, key, true)
+	s.entry.Status.LastHandledReconcileAt = requestedAt(s.entry)
 	if !done {
+		s.inFlight(fmt.Sprintf("adding ID %q to list %s", s.entry.Spec.ID, s.entry.Spec.ListRef.Name))
 		return nil
 	}
 	if err != nil {
 		return r.fail(s, "Add", err)
 	}
-	s.setSynced(metav1.ConditionTrue, v1alpha1.ReasonAdded,
-		fmt.Sprintf("ID %q is on list %s (%d items)", s.entry.Spec.ID, s.entry.Spec.ListRef.Name, res.Items))
+	msg := fmt.Sprintf("ID %q is on list %s (%d items)", s.entry.Spec.ID, s.entry.Spec.ListRef.Name, res.Items)
+	s.setSynced(metav1.ConditionTrue, v1alpha1.ReasonAdded, msg)
+	s.conditions().ready(v1alpha1.ReasonAdded, msg)
 	return nil
 }
 
@@ -274,18 +285,36 @@ func requeueOnConflict(err error) (ctrl.Result, error) {
 	return ctrl.Result{}, err
 }
 
-// fail records err on the Synced condition and as a Warning event with the
-// same reason, and returns it for the workqueue's backoff.
+// fail records err on the Synced and Ready conditions (with Stalled or
+// Reconciling, see needsUser) and as a Warning event with the same reason,
+// and returns it for the workqueue's backoff.
 func (r *EntryReconciler) fail(s *entryScope, action string, err error) error {
 	reason := reasonFor(err)
 	s.setSynced(metav1.ConditionFalse, reason, err.Error())
+	s.conditions().failed(reason, err.Error())
 	r.Recorder.Eventf(s.entry, nil, corev1.EventTypeWarning, reason, action, "%s ID %q: %s", action, s.entry.Spec.ID, err.Error())
 	return err
 }
 
+// setSynced sets Synced, which says whether the ID is on the list.
 func (s *entryScope) setSynced(status metav1.ConditionStatus, reason, msg string) {
-	setCondition(&s.entry.Status.Conditions, &s.entry.Status.ObservedGeneration, s.entry.Generation,
-		v1alpha1.ConditionSynced, status, reason, msg)
+	s.conditions().set(v1alpha1.ConditionSynced, status, reason, msg)
+}
+
+func (s *entryScope) conditions() conditions {
+	return conditions{list: &s.entry.Status.Conditions, observed: &s.entry.Status.ObservedGeneration, generation: s.entry.Generation}
+}
+
+// inFlight records that the entry's change is in flight: Ready=Unknown and
+// Reconciling=True, unless Ready already tells the outcome of an earlier
+// attempt for this generation. That outcome stands until the new one is
+// known: an entry Ready=True stays so while its ID is confirmed again (a
+// resync, a forced reconcile), and a failed one keeps its reason while it
+// is retried, so a retry costs no status write.
+func (s *entryScope) inFlight(msg string) {
+	if c := s.conditions(); !c.hasOutcome() {
+		c.progressing(msg)
+	}
 }
 
 // patchStatus writes the entry's status when it changed (see patchStatus).
@@ -304,11 +333,11 @@ func (r *EntryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	r.Owner.OnGained(r.queueGained)
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&v1alpha1.ListEntry{}, builder.WithPredicates(specOrDeletionChanged())).
+		For(&v1alpha1.ListEntry{}, builder.WithPredicates(predicate.Or(specOrDeletionChanged(), reconcileRequested()))).
 		Watches(&v1alpha1.ExternalList{}, handler.EnqueueRequestsFromMapFunc(r.entriesOfList),
-			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+			builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, listBecameReady()))).
 		WatchesRawSource(r.queue.source()).
-		WithOptions(crcontroller.Options{MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles)}).
+		WithOptions(controllerOptions(r.MaxConcurrentReconciles, r.NewRateLimiter)).
 		Named("listentry").
 		Complete(r)
 }
@@ -338,9 +367,11 @@ func (r *EntryReconciler) queueGained(gained []int) {
 	})
 }
 
-// entriesOfList maps an ExternalList to its entries, so they are queued when
-// the list appears or its spec changes.
+// entriesOfList maps an ExternalList to those of its entries that this
+// replica owns, so they are queued at once (without waiting for their
+// backoff) when the list appears, its spec changes or it turns Ready.
 func (r *EntryReconciler) entriesOfList(ctx context.Context, obj client.Object) []reconcile.Request {
+	xl, _ := obj.(*v1alpha1.ExternalList)
 	var list v1alpha1.ListEntryList
 	if err := r.Client.List(ctx, &list, client.InNamespace(obj.GetNamespace()),
 		client.MatchingFields{listRefField: obj.GetName()}); err != nil {
@@ -348,8 +379,21 @@ func (r *EntryReconciler) entriesOfList(ctx context.Context, obj client.Object) 
 	}
 	reqs := make([]reconcile.Request, 0, len(list.Items))
 	for i := range list.Items {
-		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{
-			Namespace: list.Items[i].Namespace, Name: list.Items[i].Name}})
+		e := &list.Items[i]
+		if xl != nil && !r.Owner.Owns(r.Owner.Bucket(entryKey(e, xl))) {
+			continue // its owner's own watch queues it
+		}
+		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: e.Namespace, Name: e.Name}})
 	}
 	return reqs
+}
+
+// controllerOptions are a controller's options: workers (at least one) and
+// the work queue's rate limiter, when newRateLimiter is set.
+func controllerOptions(workers int, newRateLimiter func() workqueue.TypedRateLimiter[reconcile.Request]) crcontroller.Options {
+	o := crcontroller.Options{MaxConcurrentReconciles: max(1, workers)}
+	if newRateLimiter != nil {
+		o.RateLimiter = newRateLimiter()
+	}
+	return o
 }

@@ -18,12 +18,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
@@ -60,6 +62,8 @@ type managerConfig struct {
 	extraNamespaces []string
 	// restConfig replaces the suite's, for example to count requests.
 	restConfig *rest.Config
+	// newRateLimiter is Options.NewRateLimiter (default: controller-runtime's).
+	newRateLimiter func() workqueue.TypedRateLimiter[reconcile.Request]
 }
 
 // Lease timing of in-process members: short, so tests that stop a member
@@ -122,7 +126,8 @@ func startManager(t *testing.T, c managerConfig) *replica {
 		etagclient.WithLogger(logger.WithName("etagclient")),
 		etagclient.WithBatchInterval(etagclient.DefaultBatchInterval), // as cmd/manager
 	}
-	o := Options{MaxConcurrentReconciles: c.maxConcurrent, ClientOptions: append(opts, c.clientOptions...)}
+	o := Options{MaxConcurrentReconciles: c.maxConcurrent, ClientOptions: append(opts, c.clientOptions...),
+		NewRateLimiter: c.newRateLimiter}
 	var member *membership.Member
 	if c.member {
 		kube, err := kubernetes.NewForConfig(cfg)

@@ -8,12 +8,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -45,6 +46,9 @@ type ListReconciler struct {
 	Now func() time.Time
 	// MaxConcurrentReconciles is the number of workers (default 1).
 	MaxConcurrentReconciles int
+	// NewRateLimiter, when set, makes the work queue's rate limiter (the
+	// backoff of failed reconciles). Default: controller-runtime's.
+	NewRateLimiter func() workqueue.TypedRateLimiter[reconcile.Request]
 
 	queue workQueue
 }
@@ -59,6 +63,7 @@ type listScope struct {
 	snap   etagclient.Snapshot
 	live   []string // IDs of the live entries of this list
 	keep   []string // IDs of the live entries of every list naming the same document
+	msg    string   // the Ready message when all goes well
 }
 
 // +kubebuilder:rbac:groups=listkeeper.dev,resources=externallists,verbs=get;list;watch;patch
@@ -91,6 +96,9 @@ func (r *ListReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	if err == nil && r.resyncDue(s) {
 		err = r.correctDrift(ctx, s)
 	}
+	if apierrors.IsConflict(err) {
+		return requeueOnConflict(err) // the status patch before a removal
+	}
 	if err != nil {
 		r.fail(s, err)
 		// The workqueue's backoff decides when to try again.
@@ -100,6 +108,7 @@ func (r *ListReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 		}
 		return res, nil
 	}
+	s.conditions().ready(v1alpha1.ReasonReady, s.msg)
 	if err := r.patchStatus(ctx, s); err != nil {
 		return requeueOnConflict(err)
 	}
@@ -108,11 +117,20 @@ func (r *ListReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 
 // observe reads the document and the live entries, and fills the status.
 func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
+	fromSecret := s.list.Spec.URLFrom != nil
+	// A URL from a Secret shows only once resolved, and never its query.
+	s.list.Status.RedactedURL = ""
+	if !fromSecret {
+		s.list.Status.RedactedURL = redactedURL(s.list.Spec.URL, false)
+	}
 	cl, _, err := r.Lists.For(ctx, s.list)
 	if err != nil {
 		return err
 	}
 	s.client = cl
+	if fromSecret {
+		s.list.Status.RedactedURL = redactedURL(cl.URL(), true)
+	}
 	if s.snap, err = cl.Read(ctx); err != nil {
 		return err
 	}
@@ -125,8 +143,6 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 	if s.keep, err = r.documentIDs(ctx, s.list); err != nil {
 		return err
 	}
-	// Fix: status.entries is documented as the number of live (not
-	// deleting) entries; it counted deleting ones too.
 	live := 0
 	for i := range entries.Items {
 		if isLive(&entries.Items[i]) {
@@ -137,14 +153,14 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 	st.ETag = s.snap.ETag
 	st.ItemCount = int32(len(s.snap.Items))
 	st.EntryCount = int32(live)
-	msg := fmt.Sprintf("list has %d items, %d entries point at it", len(s.snap.Items), live)
+	st.ForeignItemCount = int32(len(foreignIDs(s.snap.Items, s.keep)))
+	s.msg = fmt.Sprintf("list has %d items, %d entries point at it", len(s.snap.Items), live)
 	if !s.snap.Exists {
-		msg = "the document does not exist yet; it is created with the first entry"
+		s.msg = "the document does not exist yet; it is created with the first entry"
 		if !s.list.Spec.CreateIfMissing {
 			return fmt.Errorf("GET %s: %w (set spec.createIfMissing to create it)", cl.URL(), etagclient.ErrNotFound)
 		}
 	}
-	s.setReady(metav1.ConditionTrue, v1alpha1.ReasonReady, msg)
 	return nil
 }
 
@@ -171,21 +187,24 @@ func (r *ListReconciler) documentIDs(ctx context.Context, xl *v1alpha1.ExternalL
 	return slices.Compact(ids), nil
 }
 
-// resyncDue reports whether drift must be corrected now: never synced, a
-// spec the last reconcile had not seen (observe has already stamped the new
-// generation, so the status as read decides), or the interval is up.
+// resyncDue reports whether drift must be corrected now (see resyncDue).
 func (r *ListReconciler) resyncDue(s *listScope) bool {
-	last := s.list.Status.LastSyncTime
-	return last == nil || s.before.Status.ObservedGeneration != s.list.Generation ||
-		!r.now().Before(last.Add(s.list.ResyncPeriod()))
+	return resyncDue(&s.before.Status, s.list.Generation, requestedAt(s.list), r.now(), s.list.ResyncPeriod())
 }
 
 // correctDrift makes the list hold every live entry's ID (and, in Exclusive
 // mode, nothing else) in one combined write, then re-checks what it changed
 // against the API server, which the cache may trail.
+//
+// Before it removes foreign IDs (Exclusive mode) it reports them: status
+// (foreignItemCount, Reconciling) and a Normal event go out before the
+// write that removes them.
 func (r *ListReconciler) correctDrift(ctx context.Context, s *listScope) error {
 	ch, drift := driftChange(s.list.EffectiveMode(), s.snap.Items, s.live, s.keep)
 	if drift {
+		if err := r.announceRemoval(ctx, s, ch); err != nil {
+			return err
+		}
 		res, err := s.client.Update(ctx, ch)
 		if err != nil {
 			return err
@@ -199,11 +218,37 @@ func (r *ListReconciler) correctDrift(ctx context.Context, s *listScope) error {
 		}
 		s.list.Status.ItemCount = int32(res.Items)
 		s.list.Status.ETag = res.ETag
+		if ch.RetainOnly != nil {
+			s.list.Status.ForeignItemCount = 0 // the list now holds only entries' IDs
+		}
 		r.Recorder.Eventf(s.list, nil, corev1.EventTypeNormal, v1alpha1.ReasonDriftCorrected, "Resync",
-			"drift corrected: added %d IDs, removed %d", len(ch.Add), len(removed))
+			"%s", driftMessage(ch.Add, removed))
 	}
 	now := metav1.NewTime(r.now())
 	s.list.Status.LastSyncTime = &now
+	s.list.Status.LastHandledReconcileAt = requestedAt(s.list)
+	return nil
+}
+
+// announceRemoval reports the foreign IDs a drift correction is about to
+// remove: Reconciling=True and foreignItemCount in a status patch, and a
+// Normal event, both before the write. Nothing is announced when ch
+// removes nothing.
+func (r *ListReconciler) announceRemoval(ctx context.Context, s *listScope, ch etagclient.Change) error {
+	if ch.RetainOnly == nil {
+		return nil
+	}
+	foreign := missing(foreignIDs(s.snap.Items, s.keep), s.live)
+	if len(foreign) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("removing %d foreign IDs (%s): mode is Exclusive", len(foreign), namedIDs(foreign))
+	s.conditions().reconciling(v1alpha1.ReasonProgressing, msg)
+	r.Recorder.Eventf(s.list, nil, corev1.EventTypeNormal, v1alpha1.ReasonProgressing, "Resync", "%s", msg)
+	if err := r.patchStatus(ctx, s); err != nil {
+		return err
+	}
+	s.before = s.list.DeepCopy()
 	return nil
 }
 
@@ -258,15 +303,16 @@ func (r *ListReconciler) now() time.Time {
 	return time.Now()
 }
 
+// fail records err as Ready=False (with Stalled or Reconciling, see
+// needsUser) and as a Warning event with the same reason.
 func (r *ListReconciler) fail(s *listScope, err error) {
 	reason := reasonFor(err)
-	s.setReady(metav1.ConditionFalse, reason, err.Error())
+	s.conditions().failed(reason, err.Error())
 	r.Recorder.Eventf(s.list, nil, corev1.EventTypeWarning, reason, "Check", "%s", err.Error())
 }
 
-func (s *listScope) setReady(status metav1.ConditionStatus, reason, msg string) {
-	setCondition(&s.list.Status.Conditions, &s.list.Status.ObservedGeneration, s.list.Generation,
-		v1alpha1.ConditionReady, status, reason, msg)
+func (s *listScope) conditions() conditions {
+	return conditions{list: &s.list.Status.Conditions, observed: &s.list.Status.ObservedGeneration, generation: s.list.Generation}
 }
 
 // patchStatus writes the list's status when it changed (see patchStatus).
@@ -285,10 +331,10 @@ func (r *ListReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	r.Owner.OnGained(r.queueGained)
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&v1alpha1.ExternalList{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&v1alpha1.ExternalList{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, reconcileRequested()))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.listsOfSecret), builder.OnlyMetadata).
 		WatchesRawSource(r.queue.source()).
-		WithOptions(crcontroller.Options{MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles)}).
+		WithOptions(controllerOptions(r.MaxConcurrentReconciles, r.NewRateLimiter)).
 		Named("externallist").
 		Complete(r)
 }

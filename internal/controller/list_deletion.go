@@ -23,7 +23,6 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -138,8 +137,7 @@ func (r *ListReconciler) cleanupFailed(ctx context.Context, xl *v1alpha1.Externa
 	reason := reasonFor(err)
 	msg := "deletionPolicy Delete: the entries' IDs could not be removed, so the ExternalList stays until they are " +
 		"(set deletionPolicy to Orphan to let it go and leave them): " + err.Error()
-	setCondition(&xl.Status.Conditions, &xl.Status.ObservedGeneration, xl.Generation,
-		v1alpha1.ConditionReady, metav1.ConditionFalse, reason, msg)
+	conditions{list: &xl.Status.Conditions, observed: &xl.Status.ObservedGeneration, generation: xl.Generation}.failed(reason, msg)
 	r.Recorder.Eventf(xl, nil, corev1.EventTypeWarning, reason, "Delete", "%s", msg)
 	perr := patchStatus(ctx, r.Client, before, xl, before.Status, xl.Status)
 	return ctrl.Result{}, errors.Join(err, client.IgnoreNotFound(perr))

@@ -17,6 +17,7 @@ import (
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
@@ -82,6 +83,9 @@ func runTests(m *testing.M) int {
 		// default 5 QPS.
 		QPS:   500,
 		Burst: 1000,
+		// kubectl, for the tests that check what kubectl shows and waits
+		// for.
+		Users: []envtest.User{{Name: kubectlUser, Groups: []string{"system:masters"}}},
 	}, func(e *testenv.Env) error {
 		testEnv = e
 		restConfig, k8sClient, envErr = e.Config(), e.Client(), e.Err()

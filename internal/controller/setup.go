@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 )
@@ -29,6 +31,10 @@ type Options struct {
 	Owner Owner
 	// RecorderName names the event source. Default: "listkeeper".
 	RecorderName string
+	// NewRateLimiter, when set, makes each controller's work-queue rate
+	// limiter (the backoff of failed reconciles); it is called once per
+	// controller. Default: controller-runtime's.
+	NewRateLimiter func() workqueue.TypedRateLimiter[reconcile.Request]
 }
 
 // Setup wires listkeeper's controllers into mgr: the shared list clients
@@ -67,13 +73,13 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	recorder := mgr.GetEventRecorder(o.RecorderName)
 	if err := (&EntryReconciler{
 		Client: mgr.GetClient(), Lists: lists, Recorder: recorder, Owner: o.Owner,
-		MaxConcurrentReconciles: o.MaxConcurrentReconciles,
+		MaxConcurrentReconciles: o.MaxConcurrentReconciles, NewRateLimiter: o.NewRateLimiter,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the ListEntry controller: %w", err)
 	}
 	if err := (&ListReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists, Recorder: recorder, Owner: o.Owner,
-		MaxConcurrentReconciles: o.MaxConcurrentReconciles,
+		MaxConcurrentReconciles: o.MaxConcurrentReconciles, NewRateLimiter: o.NewRateLimiter,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the ExternalList controller: %w", err)
 	}

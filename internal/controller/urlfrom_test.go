@@ -54,6 +54,11 @@ func TestURLFromSecret(t *testing.T) {
 	})
 	create(t, xl)
 	waitCondition(t, xl, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady, waitTimeout)
+	// Only scheme, host and path show: not even the query's parameter
+	// names.
+	if want := hs.URL + "/blob"; xl.Status.RedactedURL != want {
+		t.Errorf("status.redactedURL = %q, want %q", xl.Status.RedactedURL, want)
+	}
 	e1 := newListEntry(ns, "one", "blob", "tenant-one")
 	create(t, e1)
 	waitCondition(t, e1, v1alpha1.ConditionSynced, metav1.ConditionTrue, v1alpha1.ReasonAdded, waitTimeout)
