@@ -21,6 +21,8 @@ RACE_PKGS ?= ./internal/... ./cmd/... ./test/... ./bench/...
 ARGS ?=
 
 IMG ?= listkeeper:dev
+# The image of the bundled fake list server (config/fakeapi, the in-cluster quick start).
+IMG_FAKEAPI ?= listkeeper-fakeapi:dev
 
 FUZZTIME ?= 30s
 FUZZ_TARGETS ?= ./internal/etagclient:FuzzParsePointer ./internal/etagclient:FuzzDocumentEdit \
@@ -101,8 +103,12 @@ bench-e2e: envtest-assets build ## End to end on a real control plane: 1,000 ent
 	$(GO) run ./bench/e2e --bin $(LOCALBIN) --assets "$(KUBEBUILDER_ASSETS)" $(ARGS)
 
 .PHONY: docker-build
-docker-build: ## Build the container image (needs a Docker engine).
-	docker build -t $(IMG) .
+docker-build: ## Build the manager's container image IMG (needs a Docker engine).
+	docker build --target manager -t $(IMG) .
+
+.PHONY: docker-build-fakeapi
+docker-build-fakeapi: ## Build the fake list server's container image IMG_FAKEAPI (needs a Docker engine).
+	docker build --target fakeapi -t $(IMG_FAKEAPI) .
 
 ##@ Deployment
 
@@ -121,6 +127,14 @@ deploy: ## Deploy the operator (config/default, image IMG) to the cluster of the
 .PHONY: undeploy
 undeploy: ## Remove the operator from the cluster of the current kubeconfig.
 	kubectl delete --ignore-not-found -k config/default
+
+.PHONY: deploy-fakeapi
+deploy-fakeapi: ## Deploy the fake list server (config/fakeapi, image IMG_FAKEAPI) into namespace listkeeper-demo.
+	kubectl kustomize config/fakeapi | sed 's#image: listkeeper-fakeapi:dev#image: $(IMG_FAKEAPI)#' | kubectl apply -f -
+
+.PHONY: undeploy-fakeapi
+undeploy-fakeapi: ## Remove the fake list server and namespace listkeeper-demo.
+	kubectl delete --ignore-not-found -k config/fakeapi
 
 ##@ Tools
 
