@@ -39,8 +39,22 @@ help: ## Show this help.
 ##@ Development
 
 .PHONY: manifests
-manifests: controller-gen ## Generate the CRDs (config/crd/bases) and the RBAC role (config/rbac/role.yaml).
+manifests: controller-gen ## Generate the CRDs (config/crd/bases) and the RBAC role (config/rbac/role.yaml), and copy both into the Helm chart.
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd:allowDangerousTypes=false webhook paths="./api/..." paths="./internal/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	@$(MAKE) --no-print-directory -s chart-crds chart-rbac
+
+# The Helm chart carries copies of generated files: helm installs CRDs from
+# crds/ only, and templates read files only from inside the chart.
+CHART_DIR ?= charts/listkeeper
+
+.PHONY: chart-crds
+chart-crds: ## Copy the CRDs of config/crd/bases into the Helm chart's crds/ (part of manifests).
+	rm -f $(CHART_DIR)/crds/*.yaml
+	cp config/crd/bases/*.yaml $(CHART_DIR)/crds/
+
+.PHONY: chart-rbac
+chart-rbac: ## Copy the manager's generated role (config/rbac/role.yaml) into the Helm chart (part of manifests).
+	cp config/rbac/role.yaml $(CHART_DIR)/files/manager-role.yaml
 
 .PHONY: generate
 generate: controller-gen ## Generate the DeepCopy methods (api/v1alpha1/zz_generated.deepcopy.go).
