@@ -44,7 +44,6 @@ func allToggles(watch string) map[string]any {
 		"serviceMonitor": map[string]any{"enabled": true, "labels": map[string]any{"release": "prom"}},
 		"prometheusRule": map[string]any{"enabled": true},
 		"dashboard":      map[string]any{"enabled": true},
-		"namespace":      map[string]any{"create": true},
 		"podAnnotations": map[string]any{"example.com/team": "lists"},
 		"nodeSelector":   map[string]any{"kubernetes.io/os": "linux"},
 		"tolerations":    []any{map[string]any{"key": "dedicated", "operator": "Equal", "value": "ops", "effect": "NoSchedule"}},
@@ -152,7 +151,7 @@ func TestDefaults(t *testing.T) {
 	}
 	for _, k := range []string{"ServiceMonitor", "PrometheusRule", "ConfigMap", "Namespace"} {
 		if got[k] != 0 {
-			t.Errorf("%s rendered though its toggle is off by default", k)
+			t.Errorf("%s rendered with the default values", k)
 		}
 	}
 	for _, o := range r.objs {
@@ -181,7 +180,7 @@ func TestAllToggles(t *testing.T) {
 	r := render(t, renderOpts{release: "lkt", namespace: ns, values: allToggles(watch)})
 
 	got := kinds(r)
-	for k, n := range map[string]int{"ServiceMonitor": 1, "PrometheusRule": 1, "ConfigMap": 1, "Namespace": 1, "Role": 2, "RoleBinding": 2} {
+	for k, n := range map[string]int{"ServiceMonitor": 1, "PrometheusRule": 1, "ConfigMap": 1, "Role": 2, "RoleBinding": 2} {
 		if got[k] != n {
 			t.Errorf("%d %s rendered, want %d", got[k], k, n)
 		}
@@ -212,10 +211,6 @@ func TestAllToggles(t *testing.T) {
 		t.Error("podAnnotations, nodeSelector or tolerations did not reach the pod template")
 	}
 
-	nsObj := one[corev1.Namespace](t, r, "Namespace")
-	if nsObj.Name != ns || nsObj.Labels["pod-security.kubernetes.io/enforce"] != "restricted" {
-		t.Errorf("Namespace %s labels %v, want %s enforcing restricted", nsObj.Name, nsObj.Labels, ns)
-	}
 	cm := one[corev1.ConfigMap](t, r, "ConfigMap")
 	if cm.Labels["grafana_dashboard"] != "1" || cm.Data["listkeeper.json"] == "" {
 		t.Errorf("dashboard ConfigMap labels %v, keys %d: want grafana_dashboard=1 and listkeeper.json", cm.Labels, len(cm.Data))
@@ -232,7 +227,7 @@ func TestAllToggles(t *testing.T) {
 
 	installMonitoringCRDs(t)
 	ensureNamespace(t, watch, nil)
-	applyAndDryRun(t, r, "")
+	applyAndDryRun(t, r, ns)
 	checkRestrictedPod(t, ns, d)
 }
 
@@ -246,8 +241,8 @@ func subset(m map[string]string, keys map[string]string) map[string]string {
 	return out
 }
 
-// applyAndDryRun creates the CRDs and namespaces for real (the other
-// objects need them), creates ns unless empty, and dry-runs everything.
+// applyAndDryRun creates the CRDs and the release namespace ns for real
+// (the other objects need them), and dry-runs everything else.
 func applyAndDryRun(t *testing.T, r rendered, ns string) {
 	t.Helper()
 	var crds []string
@@ -256,17 +251,13 @@ func applyAndDryRun(t *testing.T, r rendered, ns string) {
 		case "CustomResourceDefinition":
 			createForReal(t, o)
 			crds = append(crds, o.GetName())
-		case "Namespace":
-			createForReal(t, o)
 		}
 	}
-	if ns != "" {
-		ensureNamespace(t, ns, nil)
-	}
+	ensureNamespace(t, ns, nil)
 	waitEstablished(t, crds...)
 	var rest []*unstructured.Unstructured
 	for _, o := range r.objs {
-		if k := o.GetKind(); k != "CustomResourceDefinition" && k != "Namespace" {
+		if o.GetKind() != "CustomResourceDefinition" {
 			rest = append(rest, o)
 		}
 	}
