@@ -246,21 +246,17 @@ func subset(m map[string]string, keys map[string]string) map[string]string {
 func applyAndDryRun(t *testing.T, r rendered, ns string) {
 	t.Helper()
 	var crds []string
-	for _, o := range r.objs {
-		switch o.GetKind() {
-		case "CustomResourceDefinition":
-			createForReal(t, o)
-			crds = append(crds, o.GetName())
-		}
-	}
-	ensureNamespace(t, ns, nil)
-	waitEstablished(t, crds...)
 	var rest []*unstructured.Unstructured
 	for _, o := range r.objs {
 		if o.GetKind() != "CustomResourceDefinition" {
 			rest = append(rest, o)
+			continue
 		}
+		createForReal(t, o)
+		crds = append(crds, o.GetName())
 	}
+	ensureNamespace(t, ns, nil)
+	waitEstablished(t, crds...)
 	dryRun(t, rest)
 }
 
