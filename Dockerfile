@@ -1,25 +1,36 @@
-# Build the manager binary.
-FROM golang:1.26 AS builder
+# Two images from one Dockerfile:
+#   docker build -t listkeeper:dev .                                 (the manager, the default target)
+#   docker build --target fakeapi -t listkeeper-fakeapi:dev .        (the bundled fake list server)
+FROM golang:1.26 AS deps
 ARG TARGETOS
 ARG TARGETARCH
-
 WORKDIR /workspace
 # Download the modules first so that this layer is cached across source edits.
 COPY go.mod go.sum ./
 RUN go mod download
-
 # .dockerignore keeps bin/, config/, hack/ and other non-source files out.
 COPY . .
-
 # GOARCH is left to the builder's platform when TARGETARCH is unset (plain
 # `docker build`); buildx sets it for multi-platform images.
-RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
-    go build -trimpath -ldflags=-s -o manager ./cmd/manager
+ENV CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH}
 
-# A static binary on distroless: no shell, no package manager, non-root.
-FROM gcr.io/distroless/static:nonroot
+FROM deps AS build-fakeapi
+RUN go build -trimpath -ldflags=-s -o fakeapi ./cmd/fakeapi
+
+FROM deps AS build-manager
+RUN go build -trimpath -ldflags=-s -o manager ./cmd/manager
+
+# The fake list server, for the in-cluster quick start (config/fakeapi).
+FROM gcr.io/distroless/static:nonroot AS fakeapi
 WORKDIR /
-COPY --from=builder /workspace/manager .
+COPY --from=build-fakeapi /workspace/fakeapi .
 USER 65532:65532
+ENTRYPOINT ["/fakeapi"]
 
+# The manager: a static binary on distroless, no shell, no package manager,
+# non-root. Last, so that a plain `docker build` builds it.
+FROM gcr.io/distroless/static:nonroot AS manager
+WORKDIR /
+COPY --from=build-manager /workspace/manager .
+USER 65532:65532
 ENTRYPOINT ["/manager"]

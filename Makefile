@@ -21,6 +21,8 @@ RACE_PKGS ?= ./internal/... ./cmd/... ./test/... ./bench/...
 ARGS ?=
 
 IMG ?= listkeeper:dev
+# The image of the bundled fake list server (config/fakeapi, the in-cluster quick start).
+IMG_FAKEAPI ?= listkeeper-fakeapi:dev
 
 FUZZTIME ?= 30s
 FUZZ_TARGETS ?= ./internal/etagclient:FuzzParsePointer ./internal/etagclient:FuzzDocumentEdit \
@@ -37,8 +39,22 @@ help: ## Show this help.
 ##@ Development
 
 .PHONY: manifests
-manifests: controller-gen ## Generate the CRDs (config/crd/bases) and the RBAC role (config/rbac/role.yaml).
+manifests: controller-gen ## Generate the CRDs (config/crd/bases) and the RBAC role (config/rbac/role.yaml), and copy both into the Helm chart.
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd:allowDangerousTypes=false webhook paths="./api/..." paths="./internal/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	@$(MAKE) --no-print-directory -s chart-crds chart-rbac
+
+# The Helm chart carries copies of generated files: helm installs CRDs from
+# crds/ only, and templates read files only from inside the chart.
+CHART_DIR ?= charts/listkeeper
+
+.PHONY: chart-crds
+chart-crds: ## Copy the CRDs of config/crd/bases into the Helm chart's crds/ (part of manifests).
+	rm -f $(CHART_DIR)/crds/*.yaml
+	cp config/crd/bases/*.yaml $(CHART_DIR)/crds/
+
+.PHONY: chart-rbac
+chart-rbac: ## Copy the manager's generated role (config/rbac/role.yaml) into the Helm chart (part of manifests).
+	cp config/rbac/role.yaml $(CHART_DIR)/files/manager-role.yaml
 
 .PHONY: generate
 generate: controller-gen ## Generate the DeepCopy methods (api/v1alpha1/zz_generated.deepcopy.go).
@@ -101,8 +117,12 @@ bench-e2e: envtest-assets build ## End to end on a real control plane: 1,000 ent
 	$(GO) run ./bench/e2e --bin $(LOCALBIN) --assets "$(KUBEBUILDER_ASSETS)" $(ARGS)
 
 .PHONY: docker-build
-docker-build: ## Build the container image (needs a Docker engine).
-	docker build -t $(IMG) .
+docker-build: ## Build the manager's container image IMG (needs a Docker engine).
+	docker build --target manager -t $(IMG) .
+
+.PHONY: docker-build-fakeapi
+docker-build-fakeapi: ## Build the fake list server's container image IMG_FAKEAPI (needs a Docker engine).
+	docker build --target fakeapi -t $(IMG_FAKEAPI) .
 
 ##@ Deployment
 
@@ -121,6 +141,14 @@ deploy: ## Deploy the operator (config/default, image IMG) to the cluster of the
 .PHONY: undeploy
 undeploy: ## Remove the operator from the cluster of the current kubeconfig.
 	kubectl delete --ignore-not-found -k config/default
+
+.PHONY: deploy-fakeapi
+deploy-fakeapi: ## Deploy the fake list server (config/fakeapi, image IMG_FAKEAPI) into namespace listkeeper-demo.
+	kubectl kustomize config/fakeapi | sed 's#image: listkeeper-fakeapi:dev#image: $(IMG_FAKEAPI)#' | kubectl apply -f -
+
+.PHONY: undeploy-fakeapi
+undeploy-fakeapi: ## Remove the fake list server and namespace listkeeper-demo.
+	kubectl delete --ignore-not-found -k config/fakeapi
 
 ##@ Tools
 

@@ -375,3 +375,48 @@ func TestManagerServiceAccountAccess(t *testing.T) {
 		})
 	}
 }
+
+// TestFakeAPIAccepted renders config/fakeapi (the in-cluster fake list
+// server of the quick start) and has the API server accept it, with the
+// samples applied in its namespace as the README says.
+func TestFakeAPIAccepted(t *testing.T) {
+	env.Require(t)
+	docs := split(t, render(t, "fakeapi"))
+	var ns []document
+	kinds := map[string]int{}
+	for _, d := range docs {
+		kinds[d.obj.GetKind()]++
+		if d.obj.GetKind() == "Namespace" {
+			ns = append(ns, d)
+			if got := d.obj.GetLabels()["pod-security.kubernetes.io/enforce"]; got != "restricted" {
+				t.Errorf("namespace %s enforces Pod Security %q, want restricted", d.obj.GetName(), got)
+			}
+		} else if got := d.obj.GetNamespace(); got != demoNamespace {
+			t.Errorf("%s %s is in namespace %q, want %s", d.obj.GetKind(), d.obj.GetName(), got, demoNamespace)
+		}
+	}
+	for _, k := range []string{"Namespace", "Secret", "Deployment", "Service"} {
+		if kinds[k] != 1 {
+			t.Errorf("config/fakeapi renders %d %s, want 1", kinds[k], k)
+		}
+	}
+	kubectl(t, join(ns), "apply", "-f", "-")
+	out := kubectl(t, join(docs), "apply", "--dry-run=server", "-f", "-")
+	if n := strings.Count(out, "(server dry run)"); n != len(docs) {
+		t.Errorf("%d of %d objects accepted:\n%s", n, len(docs), out)
+	}
+
+	// The samples point at the Service; they are applied in its namespace.
+	var url string
+	for _, d := range split(t, render(t, "samples")) {
+		if d.obj.GetKind() == "ExternalList" {
+			url, _, _ = unstructured.NestedString(d.obj.Object, "spec", "url")
+		}
+	}
+	if want := "http://fakeapi." + demoNamespace + ".svc.cluster.local:8090/"; !strings.HasPrefix(url, want) {
+		t.Errorf("the sample ExternalList's url is %q, want it under %s (config/fakeapi's Service)", url, want)
+	}
+}
+
+// demoNamespace is where config/fakeapi puts the fake list server.
+const demoNamespace = "listkeeper-demo"

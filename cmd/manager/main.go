@@ -123,6 +123,9 @@ func run() error {
 	flag.Parse() // --kubeconfig is registered by controller-runtime's config package
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	log := ctrl.Log.WithName("setup")
+	if err := setMemoryLimit(log); err != nil {
+		return err
+	}
 
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))

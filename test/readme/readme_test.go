@@ -69,7 +69,9 @@ func readmeCommands(t *testing.T) []command {
 // TestReadmeCommands runs every curl command of the README against the fake
 // list server, renders every kustomize directory it applies, and dry-runs
 // every make target it names (CI runs make test itself; the demo runs the
-// rest end to end). A command of another kind fails the test: add a check
+// rest end to end). Helm commands are checked against the chart's values
+// (test/chart renders the chart), images loaded into kind against the
+// Makefile's, namespace labels and manifest paths for validity. A command of another kind fails the test: add a check
 // for it here.
 func TestReadmeCommands(t *testing.T) {
 	api, err := fakeapi.New(fakeapi.WithToken("demo-token"))
@@ -89,6 +91,14 @@ func TestReadmeCommands(t *testing.T) {
 					t.Fatal(err)
 				}
 				checkCurl(t, c, srv.URL)
+			case strings.HasPrefix(c.text, "helm install "), strings.HasPrefix(c.text, "helm upgrade "):
+				checkHelm(t, c)
+			case strings.HasPrefix(c.text, "kind load docker-image "):
+				checkImages(t, c, strings.Fields(c.text)[3:])
+			case strings.HasPrefix(c.text, "kubectl label namespace "):
+				checkLabels(t, c, strings.Fields(c.text)[4:])
+			case strings.HasPrefix(c.text, "kubectl apply --server-side -f "):
+				checkManifests(t, c, strings.Fields(c.text)[4])
 			case strings.HasPrefix(c.text, "kubectl apply -k "):
 				dir := strings.Fields(c.text)[3]
 				out, err := exec.Command("kubectl", "kustomize", filepath.Join("../..", dir)).CombinedOutput()

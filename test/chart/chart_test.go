@@ -1,0 +1,379 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package chart_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+)
+
+// allToggles turns every optional part of the chart on and watches one
+// namespace.
+func allToggles(watch string) map[string]any {
+	return map[string]any{
+		"watchNamespace": watch,
+		"allowedHosts":   []any{"*.lists.example.com", "fakeapi.listkeeper-demo.svc.cluster.local"},
+		"extraArgs":      []any{"--request-timeout=20s"},
+		"serviceMonitor": map[string]any{"enabled": true, "labels": map[string]any{"release": "prom"}},
+		"prometheusRule": map[string]any{"enabled": true},
+		"dashboard":      map[string]any{"enabled": true},
+		"podAnnotations": map[string]any{"example.com/team": "lists"},
+		"nodeSelector":   map[string]any{"kubernetes.io/os": "linux"},
+		"tolerations":    []any{map[string]any{"key": "dedicated", "operator": "Equal", "value": "ops", "effect": "NoSchedule"}},
+		"serviceAccount": map[string]any{"annotations": map[string]any{"eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/listkeeper"}},
+	}
+}
+
+// kinds counts the rendered objects by kind.
+func kinds(r rendered) map[string]int {
+	out := map[string]int{}
+	for _, o := range r.objs {
+		out[o.GetKind()]++
+	}
+	return out
+}
+
+// checkDeployment asserts what every rendering's Deployment must have.
+func checkDeployment(t *testing.T, r rendered) *appsv1.Deployment {
+	t.Helper()
+	d := one[appsv1.Deployment](t, r, "Deployment")
+	spec := d.Spec.Template.Spec
+	if d.Spec.Replicas == nil || *d.Spec.Replicas != 3 {
+		t.Errorf("replicas = %v, want 3", d.Spec.Replicas)
+	}
+	shutdown := managerShutdownTimeout(t)
+	if spec.TerminationGracePeriodSeconds == nil {
+		t.Errorf("no terminationGracePeriodSeconds, want at least the manager's shutdown timeout %s", shutdown)
+	} else if grace := time.Duration(*spec.TerminationGracePeriodSeconds) * time.Second; grace < shutdown {
+		t.Errorf("terminationGracePeriodSeconds = %s, want at least the manager's shutdown timeout %s", grace, shutdown)
+	}
+	c := managerContainer(t, d)
+	if !slices.Contains(c.Args, "--leader-elect=false") {
+		t.Errorf("manager args %q lack --leader-elect=false: every replica must be active", c.Args)
+	}
+	env := map[string]corev1.EnvVar{}
+	for _, e := range c.Env {
+		env[e.Name] = e
+	}
+	for name, path := range map[string]string{"POD_NAME": "metadata.name", "POD_NAMESPACE": "metadata.namespace"} {
+		if e, ok := env[name]; !ok || e.ValueFrom == nil || e.ValueFrom.FieldRef == nil || e.ValueFrom.FieldRef.FieldPath != path {
+			t.Errorf("env %s = %+v, want the downward API's %s", name, e, path)
+		}
+	}
+	mem, ok := env["MEMORY_LIMIT_BYTES"]
+	if !ok || mem.ValueFrom == nil || mem.ValueFrom.ResourceFieldRef == nil {
+		t.Errorf("env MEMORY_LIMIT_BYTES (the GOMEMLIMIT source) = %+v, want a resourceFieldRef", mem)
+	} else if ref := mem.ValueFrom.ResourceFieldRef; ref.Resource != "limits.memory" || ref.ContainerName != "manager" || ref.Divisor.String() != "1" {
+		t.Errorf("MEMORY_LIMIT_BYTES refers to %+v, want limits.memory of container manager in bytes", ref)
+	}
+	if _, ok := env["GOMEMLIMIT"]; ok {
+		t.Errorf("GOMEMLIMIT is set in the chart; it would override the manager's 90%% of the memory limit")
+	}
+	if c.Resources.Limits.Memory().IsZero() {
+		t.Error("the manager has no memory limit: MEMORY_LIMIT_BYTES would be the node's memory")
+	}
+	sc := c.SecurityContext
+	if sc == nil || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
+		t.Errorf("manager securityContext = %+v, want no privilege escalation and a read-only root", sc)
+	}
+	if c.LivenessProbe == nil || c.ReadinessProbe == nil {
+		t.Error("the manager lacks a liveness or readiness probe")
+	}
+
+	pdb := one[policyv1.PodDisruptionBudget](t, r, "PodDisruptionBudget")
+	if pdb.Spec.MaxUnavailable == nil || *pdb.Spec.MaxUnavailable != intstr.FromInt32(1) || pdb.Spec.MinAvailable != nil {
+		t.Errorf("PDB maxUnavailable = %v, minAvailable = %v; want maxUnavailable 1 only", pdb.Spec.MaxUnavailable, pdb.Spec.MinAvailable)
+	}
+	if !equalLabels(pdb.Spec.Selector.MatchLabels, d.Spec.Selector.MatchLabels) {
+		t.Errorf("PDB selects %v, the Deployment's pods are %v", pdb.Spec.Selector.MatchLabels, d.Spec.Selector.MatchLabels)
+	}
+	return d
+}
+
+func equalLabels(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestDefaults renders the chart with its default values and has the API
+// server accept every object.
+func TestDefaults(t *testing.T) {
+	env.Require(t)
+	const ns = "lk-defaults"
+	r := render(t, renderOpts{release: "lk", namespace: ns})
+
+	got := kinds(r)
+	want := map[string]int{
+		"CustomResourceDefinition": 2, "ServiceAccount": 1, "Deployment": 1, "PodDisruptionBudget": 1, "Service": 1,
+		// manager, metrics-auth, metrics-reader; manager, metrics-auth
+		"ClusterRole": 3, "ClusterRoleBinding": 2,
+		// membership (Leases) in the release namespace
+		"Role": 1, "RoleBinding": 1,
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("%d %s rendered, want %d", got[k], k, n)
+		}
+	}
+	for _, k := range []string{"ServiceMonitor", "PrometheusRule", "ConfigMap", "Namespace"} {
+		if got[k] != 0 {
+			t.Errorf("%s rendered with the default values", k)
+		}
+	}
+	for _, o := range r.objs {
+		if o.GetNamespace() != "" && o.GetNamespace() != ns {
+			t.Errorf("%s %s is in namespace %s, want the release namespace %s", o.GetKind(), o.GetName(), o.GetNamespace(), ns)
+		}
+	}
+	d := checkDeployment(t, r)
+	if c := managerContainer(t, d); slices.ContainsFunc(c.Args, func(a string) bool { return strings.HasPrefix(a, "--namespace") }) {
+		t.Errorf("manager args %q restrict the namespace by default", c.Args)
+	}
+	role := r.all("Role")[0]
+	if role.GetNamespace() != ns || !strings.HasSuffix(role.GetName(), "-membership") {
+		t.Errorf("the only Role is %s/%s, want the membership Role in %s", role.GetNamespace(), role.GetName(), ns)
+	}
+
+	applyAndDryRun(t, r, ns)
+	checkRestrictedPod(t, ns, d)
+}
+
+// TestAllToggles renders the chart with every toggle on and watchNamespace
+// set, and has the API server accept every object.
+func TestAllToggles(t *testing.T) {
+	env.Require(t)
+	const ns, watch = "lk-toggles", "lk-toggles-watched"
+	r := render(t, renderOpts{release: "lkt", namespace: ns, values: allToggles(watch)})
+
+	got := kinds(r)
+	for k, n := range map[string]int{"ServiceMonitor": 1, "PrometheusRule": 1, "ConfigMap": 1, "Role": 2, "RoleBinding": 2} {
+		if got[k] != n {
+			t.Errorf("%d %s rendered, want %d", got[k], k, n)
+		}
+	}
+	for _, o := range append(r.all("ClusterRole"), r.all("ClusterRoleBinding")...) {
+		if strings.HasSuffix(o.GetName(), "-manager") {
+			t.Errorf("%s %s rendered with watchNamespace set; the manager's rules belong in a Role", o.GetKind(), o.GetName())
+		}
+	}
+	var managerRole *unstructured.Unstructured
+	for _, o := range r.all("Role") {
+		if strings.HasSuffix(o.GetName(), "-manager") {
+			managerRole = o
+		}
+	}
+	if managerRole == nil || managerRole.GetNamespace() != watch {
+		t.Fatalf("no manager Role in the watched namespace %s", watch)
+	}
+
+	d := checkDeployment(t, r)
+	c := managerContainer(t, d)
+	for _, a := range []string{"--namespace=" + watch, "--allowed-hosts=*.lists.example.com,fakeapi.listkeeper-demo.svc.cluster.local", "--request-timeout=20s"} {
+		if !slices.Contains(c.Args, a) {
+			t.Errorf("manager args %q lack %s", c.Args, a)
+		}
+	}
+	if d.Spec.Template.Annotations["example.com/team"] != "lists" || d.Spec.Template.Spec.NodeSelector["kubernetes.io/os"] != "linux" || len(d.Spec.Template.Spec.Tolerations) != 1 {
+		t.Error("podAnnotations, nodeSelector or tolerations did not reach the pod template")
+	}
+
+	cm := one[corev1.ConfigMap](t, r, "ConfigMap")
+	if cm.Labels["grafana_dashboard"] != "1" || cm.Data["listkeeper.json"] == "" {
+		t.Errorf("dashboard ConfigMap labels %v, keys %d: want grafana_dashboard=1 and listkeeper.json", cm.Labels, len(cm.Data))
+	}
+	sm := r.all("ServiceMonitor")[0]
+	if l := sm.GetLabels()["release"]; l != "prom" {
+		t.Errorf("ServiceMonitor labels %v lack serviceMonitor.labels", sm.GetLabels())
+	}
+	sel, _, _ := unstructured.NestedStringMap(sm.Object, "spec", "selector", "matchLabels")
+	svc := one[corev1.Service](t, r, "Service")
+	if !equalLabels(sel, subset(svc.Labels, sel)) {
+		t.Errorf("ServiceMonitor selects %v; the metrics Service has %v", sel, svc.Labels)
+	}
+
+	installMonitoringCRDs(t)
+	ensureNamespace(t, watch, nil)
+	applyAndDryRun(t, r, ns)
+	checkRestrictedPod(t, ns, d)
+}
+
+func subset(m map[string]string, keys map[string]string) map[string]string {
+	out := map[string]string{}
+	for k := range keys {
+		if v, ok := m[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// applyAndDryRun creates the CRDs and the release namespace ns for real
+// (the other objects need them), and dry-runs everything else.
+func applyAndDryRun(t *testing.T, r rendered, ns string) {
+	t.Helper()
+	var crds []string
+	var rest []*unstructured.Unstructured
+	for _, o := range r.objs {
+		if o.GetKind() != "CustomResourceDefinition" {
+			rest = append(rest, o)
+			continue
+		}
+		createForReal(t, o)
+		crds = append(crds, o.GetName())
+	}
+	ensureNamespace(t, ns, nil)
+	waitEstablished(t, crds...)
+	dryRun(t, rest)
+}
+
+// installMonitoringCRDs installs minimal CRDs for the Prometheus Operator's
+// ServiceMonitor and PrometheusRule: any spec is accepted.
+func installMonitoringCRDs(t *testing.T) {
+	t.Helper()
+	var names []string
+	for _, kind := range []string{"ServiceMonitor", "PrometheusRule"} {
+		plural := strings.ToLower(kind) + "s"
+		name := plural + ".monitoring.coreos.com"
+		crd := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(`
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: `+name+`
+spec:
+  group: monitoring.coreos.com
+  scope: Namespaced
+  names: {kind: `+kind+`, listKind: `+kind+`List, plural: `+plural+`, singular: `+strings.ToLower(kind)+`}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`), &crd.Object); err != nil {
+			t.Fatal(err)
+		}
+		createForReal(t, crd)
+		names = append(names, name)
+	}
+	waitEstablished(t, names...)
+}
+
+// checkRestrictedPod labels ns to enforce the "restricted" Pod Security
+// Standard and dry-runs a Pod made from the Deployment's template there:
+// Pod Security admission must admit it. A privileged pod is refused in the
+// same namespace, which shows the admission is on.
+func checkRestrictedPod(t *testing.T, ns string, d *appsv1.Deployment) {
+	t.Helper()
+	ctx := context.Background()
+	nsObj := &corev1.Namespace{}
+	if err := env.Client().Get(ctx, client.ObjectKey{Name: ns}, nsObj); err != nil {
+		t.Fatal(err)
+	}
+	if nsObj.Labels["pod-security.kubernetes.io/enforce"] != "restricted" {
+		patch := client.MergeFrom(nsObj.DeepCopy())
+		if nsObj.Labels == nil {
+			nsObj.Labels = map[string]string{}
+		}
+		nsObj.Labels["pod-security.kubernetes.io/enforce"] = "restricted"
+		if err := env.Client().Patch(ctx, nsObj, patch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The service account must exist for the pod to be admitted.
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: d.Spec.Template.Spec.ServiceAccountName, Namespace: ns}}
+	if err := env.Client().Create(ctx, sa); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "psa-check", Namespace: ns, Labels: d.Spec.Template.Labels},
+		Spec:       *d.Spec.Template.Spec.DeepCopy(),
+	}
+	if err := env.Client().Create(ctx, pod, client.DryRunAll); err != nil {
+		t.Errorf("the manager's pod is refused in a namespace enforcing restricted: %v", err)
+	}
+	bad := pod.DeepCopy()
+	bad.Spec.Containers[0].SecurityContext.Privileged = ptr(true)
+	bad.Spec.Containers[0].SecurityContext.AllowPrivilegeEscalation = ptr(true)
+	err := env.Client().Create(ctx, bad, client.DryRunAll)
+	if err == nil || !strings.Contains(err.Error(), "PodSecurity") {
+		t.Errorf("a privileged pod in %s: err = %v, want a PodSecurity refusal (is the admission on?)", ns, err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestValuesRefused renders values that cannot work: each gets an error
+// that names the value, and nothing is rendered.
+func TestValuesRefused(t *testing.T) {
+	tests := []struct {
+		name   string
+		values map[string]any
+		want   string
+	}{
+		{"grace period below the shutdown timeout", map[string]any{"terminationGracePeriodSeconds": 5}, "terminationGracePeriodSeconds"},
+		{"misspelt key", map[string]any{"replica": 2}, "replica"},
+		{"namespace not a DNS label", map[string]any{"watchNamespace": "Team_A"}, "watchNamespace"},
+		{"host list with a comma", map[string]any{"allowedHosts": []any{"a.example.com,b.example.com"}}, "allowedHosts"},
+		{"metrics on the probe port", map[string]any{"metrics": map[string]any{"port": 8081}}, "port"},
+		{"no service account", map[string]any{"serviceAccount": map[string]any{"create": false}}, "serviceAccount.name"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := renderChart(renderOpts{release: "lk", namespace: "lk", values: tc.values})
+			if err == nil {
+				t.Fatalf("rendered:\n%.300s", out)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not name %s", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestKubeVersion: the chart refuses clusters older than 1.31 (CRD
+// selectable fields) and renders on 1.31.
+func TestKubeVersion(t *testing.T) {
+	if _, err := renderChart(renderOpts{release: "lk", namespace: "lk", kubeVersion: "v1.30.5"}); err == nil || !strings.Contains(err.Error(), "kubeVersion") {
+		t.Errorf("render for Kubernetes 1.30: err = %v, want a kubeVersion refusal", err)
+	}
+	for _, v := range []string{"v1.31.0", "v1.31.2-eks-1234", "v1.37.2"} {
+		if _, err := renderChart(renderOpts{release: "lk", namespace: "lk", kubeVersion: v}); err != nil {
+			t.Errorf("render for Kubernetes %s: %v", v, err)
+		}
+	}
+}
