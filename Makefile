@@ -22,6 +22,12 @@ ARGS ?=
 
 IMG ?= listkeeper:dev
 
+# The build's version and revision, stamped into internal/version (printed by
+# --version, exported as listkeeper_build_info).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS ?= -X github.com/listkeeper/listkeeper/internal/version.Version=$(VERSION) -X github.com/listkeeper/listkeeper/internal/version.Revision=$(REVISION)
+
 FUZZTIME ?= 30s
 FUZZ_TARGETS ?= ./internal/etagclient:FuzzParsePointer ./internal/etagclient:FuzzDocumentEdit \
 	./internal/etagclient:FuzzParseETag ./internal/fakeapi:FuzzIfMatchHeader ./internal/fakeapi:FuzzServeHTTP
@@ -43,6 +49,10 @@ manifests: controller-gen ## Generate the CRDs (config/crd/bases) and the RBAC r
 .PHONY: generate
 generate: controller-gen ## Generate the DeepCopy methods (api/v1alpha1/zz_generated.deepcopy.go).
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
+
+.PHONY: monitoring
+monitoring: ## Generate the alert rules, ServiceMonitor and Grafana dashboard (config/prometheus, config/grafana, charts/listkeeper/files) from internal/monitoring.
+	$(GO) run ./hack/monitoring
 
 .PHONY: fmt
 fmt: ## Run gofmt -w on the module.
@@ -85,8 +95,8 @@ bench: ## Compare update strategies against the fake list server; tables and cha
 
 .PHONY: build
 build: ## Build the manager and fakeapi binaries into bin/.
-	$(GO) build -o $(LOCALBIN)/manager ./cmd/manager
-	$(GO) build -o $(LOCALBIN)/fakeapi ./cmd/fakeapi
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/manager ./cmd/manager
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/fakeapi ./cmd/fakeapi
 
 .PHONY: run
 run: ## Run the manager against the cluster of the current kubeconfig.
@@ -102,7 +112,7 @@ bench-e2e: envtest-assets build ## End to end on a real control plane: 1,000 ent
 
 .PHONY: docker-build
 docker-build: ## Build the container image (needs a Docker engine).
-	docker build -t $(IMG) .
+	docker build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(IMG) .
 
 ##@ Deployment
 
