@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # verify.sh fails when a Go file is not gofmt-clean, or when the generated
-# files (CRDs, RBAC role, deepcopy) differ from what `make manifests generate`
-# writes now. It regenerates in place, so after a failure the fresh files are
+# files (CRDs, RBAC role, deepcopy, monitoring) differ from what `make manifests generate
+# monitoring` writes now. It regenerates in place, so after a failure the fresh files are
 # in the work tree, ready to be reviewed and committed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,14 +13,15 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 
-generated=(config/crd/bases config/rbac/role.yaml api/v1alpha1/zz_generated.deepcopy.go)
+generated=(config/crd/bases config/rbac/role.yaml api/v1alpha1/zz_generated.deepcopy.go
+  config/prometheus config/grafana charts/listkeeper/files/rules.yaml charts/listkeeper/files/dashboard.json)
 snap=$(mktemp -d)
 trap 'rm -rf "$snap"' EXIT
 for p in "${generated[@]}"; do
   if [ -e "$p" ]; then mkdir -p "$snap/$(dirname "$p")"; cp -r "$p" "$snap/$p"; fi
 done
 
-make --no-print-directory -s manifests generate >/dev/null
+make --no-print-directory -s manifests generate monitoring >/dev/null
 
 stale=0
 for p in "${generated[@]}"; do
