@@ -65,6 +65,7 @@ vet: ## Run go vet.
 .PHONY: lint
 lint: golangci-lint ## Run golangci-lint (pinned in hack/tools).
 	$(GOLANGCI_LINT) run --timeout 10m ./...
+	cd test/monitoring && $(GOLANGCI_LINT) run --timeout 10m ./...
 
 .PHONY: verify
 verify: controller-gen ## Fail when gofmt would change a file or the committed generated files are stale.
@@ -74,6 +75,7 @@ verify: controller-gen ## Fail when gofmt would change a file or the committed g
 test: verify vet lint envtest-assets build azurite ## Run every test (unit, envtest against a real kube-apiserver, race detector).
 	$(GO) test -race -count=1 -timeout 25m $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 25m $$($(GO) list ./... | grep -v -e /internal/ -e /cmd/ -e /test/ -e /bench)
+	cd test/monitoring && $(GO) test -count=1 -timeout 10m ./...
 
 .PHONY: soak
 soak: ## Run torture rounds back to back and print totals (ARGS="--duration 10m [--seed N]"); fails on any violation.
