@@ -26,9 +26,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/metrics"
@@ -276,5 +280,56 @@ func TestStatsOf(t *testing.T) {
 				t.Errorf("stats = %+v, want live 3, pending 2, stuck 1, items 7, foreign 3", s)
 			}
 		})
+	}
+}
+
+// BenchmarkListMetricsCollect measures one scrape of the per-list gauges
+// over 50 lists of 20 entries each, read from a real manager cache (envtest)
+// through the list-name index, as in production.
+func BenchmarkListMetricsCollect(b *testing.B) {
+	const lists, perList = 50, 20
+	testEnv.Require(b)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "lk-bench-"}}
+	if err := k8sClient.Create(ctx, ns); err != nil {
+		b.Fatal(err)
+	}
+	for i := range lists {
+		name := fmt.Sprintf("list-%d", i)
+		if err := k8sClient.Create(ctx, newExternalList(ns.Name, name, "http://127.0.0.1/"+name)); err != nil {
+			b.Fatal(err)
+		}
+		for j := range perList {
+			if err := k8sClient.Create(ctx, newListEntry(ns.Name, fmt.Sprintf("%s-e%d", name, j), name, fmt.Sprint(j))); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
+		Scheme: testScheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{ns.Name: {}}},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := indexEntries(ctx, mgr.GetFieldIndexer()); err != nil {
+		b.Fatal(err)
+	}
+	go func() { _ = mgr.Start(ctx) }()
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		b.Fatal("cache did not sync")
+	}
+	m := &ListMetrics{Reader: mgr.GetCache(), Owner: SoleOwner{}}
+	ch := make(chan prometheus.Metric, 8*lists)
+	b.ResetTimer()
+	for range b.N {
+		m.Collect(ch)
+		if len(ch) < 6*lists {
+			b.Fatalf("collected %d series, want %d", len(ch), 6*lists)
+		}
+		for len(ch) > 0 {
+			<-ch
+		}
 	}
 }
