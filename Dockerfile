@@ -15,10 +15,22 @@ COPY . .
 ENV CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH}
 
 FROM deps AS build-fakeapi
-RUN go build -trimpath -ldflags=-s -o fakeapi ./cmd/fakeapi
+# Stamped into internal/version; `make docker-build` passes them from git.
+# An ARG is scoped to its stage, so each build stage declares them.
+ARG VERSION=dev
+ARG REVISION=unknown
+RUN go build -trimpath -o fakeapi \
+    -ldflags="-s -X github.com/listkeeper/listkeeper/internal/version.Version=${VERSION} -X github.com/listkeeper/listkeeper/internal/version.Revision=${REVISION}" \
+    ./cmd/fakeapi
 
 FROM deps AS build-manager
-RUN go build -trimpath -ldflags=-s -o manager ./cmd/manager
+# Stamped into internal/version; `make docker-build` passes them from git.
+# An ARG is scoped to its stage, so each build stage declares them.
+ARG VERSION=dev
+ARG REVISION=unknown
+RUN go build -trimpath -o manager \
+    -ldflags="-s -X github.com/listkeeper/listkeeper/internal/version.Version=${VERSION} -X github.com/listkeeper/listkeeper/internal/version.Revision=${REVISION}" \
+    ./cmd/manager
 
 # The fake list server, for the in-cluster quick start (config/fakeapi).
 FROM gcr.io/distroless/static:nonroot AS fakeapi

@@ -24,6 +24,12 @@ IMG ?= listkeeper:dev
 # The image of the bundled fake list server (config/fakeapi, the in-cluster quick start).
 IMG_FAKEAPI ?= listkeeper-fakeapi:dev
 
+# The build's version and revision, stamped into internal/version (printed by
+# --version, exported as listkeeper_build_info).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS ?= -X github.com/listkeeper/listkeeper/internal/version.Version=$(VERSION) -X github.com/listkeeper/listkeeper/internal/version.Revision=$(REVISION)
+
 FUZZTIME ?= 30s
 FUZZ_TARGETS ?= ./internal/etagclient:FuzzParsePointer ./internal/etagclient:FuzzDocumentEdit \
 	./internal/etagclient:FuzzParseETag ./internal/fakeapi:FuzzIfMatchHeader ./internal/fakeapi:FuzzServeHTTP
@@ -60,6 +66,10 @@ chart-rbac: ## Copy the manager's generated role (config/rbac/role.yaml) into th
 generate: controller-gen ## Generate the DeepCopy methods (api/v1alpha1/zz_generated.deepcopy.go).
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
+.PHONY: monitoring
+monitoring: ## Generate the alert rules, ServiceMonitor and Grafana dashboard (config/prometheus, config/grafana, charts/listkeeper/files) from internal/monitoring.
+	$(GO) run ./hack/monitoring
+
 .PHONY: fmt
 fmt: ## Run gofmt -w on the module.
 	git ls-files --cached --others --exclude-standard '*.go' | while read -r f; do [ -f "$$f" ] && echo "$$f"; done | xargs -r gofmt -w
@@ -71,6 +81,7 @@ vet: ## Run go vet.
 .PHONY: lint
 lint: golangci-lint ## Run golangci-lint (pinned in hack/tools).
 	$(GOLANGCI_LINT) run --timeout 10m ./...
+	cd test/monitoring && $(GOLANGCI_LINT) run --timeout 10m ./...
 
 .PHONY: verify
 verify: controller-gen ## Fail when gofmt would change a file or the committed generated files are stale.
@@ -80,6 +91,7 @@ verify: controller-gen ## Fail when gofmt would change a file or the committed g
 test: verify vet lint envtest-assets build azurite ## Run every test (unit, envtest against a real kube-apiserver, race detector).
 	$(GO) test -race -count=1 -timeout 25m $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 25m $$($(GO) list ./... | grep -v -e /internal/ -e /cmd/ -e /test/ -e /bench)
+	cd test/monitoring && $(GO) test -count=1 -timeout 10m ./...
 
 .PHONY: soak
 soak: ## Run torture rounds back to back and print totals (ARGS="--duration 10m [--seed N]"); fails on any violation.
@@ -101,8 +113,8 @@ bench: ## Compare update strategies against the fake list server; tables and cha
 
 .PHONY: build
 build: ## Build the manager and fakeapi binaries into bin/.
-	$(GO) build -o $(LOCALBIN)/manager ./cmd/manager
-	$(GO) build -o $(LOCALBIN)/fakeapi ./cmd/fakeapi
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/manager ./cmd/manager
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/fakeapi ./cmd/fakeapi
 
 .PHONY: run
 run: ## Run the manager against the cluster of the current kubeconfig.
@@ -118,11 +130,11 @@ bench-e2e: envtest-assets build ## End to end on a real control plane: 1,000 ent
 
 .PHONY: docker-build
 docker-build: ## Build the manager's container image IMG (needs a Docker engine).
-	docker build --target manager -t $(IMG) .
+	docker build --target manager --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(IMG) .
 
 .PHONY: docker-build-fakeapi
 docker-build-fakeapi: ## Build the fake list server's container image IMG_FAKEAPI (needs a Docker engine).
-	docker build --target fakeapi -t $(IMG_FAKEAPI) .
+	docker build --target fakeapi --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(IMG_FAKEAPI) .
 
 ##@ Deployment
 

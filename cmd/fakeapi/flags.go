@@ -34,6 +34,7 @@ const defaultAddr = "127.0.0.1:8090"
 
 // options are the parsed command-line flags.
 type options struct {
+	version         bool
 	addr            string
 	latency         time.Duration
 	latencyJitter   time.Duration
@@ -65,6 +66,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 		_, _ = fmt.Fprintln(out, "Usage: fakeapi [flags]\n\nServes JSON list documents with the listkeeper list HTTP contract (ETag, If-Match), or like another kind of server (--profile), with optional fault injection.\n\nFlags:")
 		fs.PrintDefaults()
 	}
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.StringVar(&o.addr, "addr", defaultAddr, "listen address")
 	fs.TextVar(&o.profile, "profile", fakeapi.ProfileStrict, "behave like the kind of server `name`, one of: "+profileNames()+" (gcs: writes are conditional on x-goog-if-generation-match and need a bearer token, any one unless --token is set)")
 	fs.DurationVar(&o.weakWindow, "weak-window", fakeapi.DefaultWeakWindow, "with --profile webdav, how long after a write a document's ETag stays weak (0: never)")

@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
+	"github.com/listkeeper/listkeeper/internal/version"
 )
 
 func main() {
@@ -59,6 +60,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
+	}
+	if o.version {
+		_, _ = fmt.Fprintln(stdout, version.String("fakeapi"))
+		return nil
 	}
 	s, err := newServer(o)
 	if err != nil {

@@ -35,6 +35,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
+	"github.com/listkeeper/listkeeper/internal/version"
 )
 
 func TestMain(m *testing.M) {
@@ -309,5 +310,15 @@ func TestHelpListsProfiles(t *testing.T) {
 		if !strings.Contains(err.Error(), string(p)) {
 			t.Errorf("error %q does not name profile %q", err, p)
 		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	var out strings.Builder
+	if err := run(context.Background(), []string{"--version"}, &out, io.Discard); err != nil {
+		t.Fatalf("run --version = %v", err)
+	}
+	if got, want := strings.TrimSpace(out.String()), version.String("fakeapi"); got != want {
+		t.Errorf("--version printed %q, want %q", got, want)
 	}
 }

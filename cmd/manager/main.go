@@ -22,7 +22,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -31,6 +30,7 @@ import (
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 	"github.com/listkeeper/listkeeper/internal/membership"
 	"github.com/listkeeper/listkeeper/internal/metrics"
+	"github.com/listkeeper/listkeeper/internal/version"
 )
 
 // options are the manager's flags.
@@ -54,6 +54,8 @@ type options struct {
 	leaseDuration   time.Duration
 	renewPeriod     time.Duration
 	buckets         int
+	stuckAfter      time.Duration
+	showVersion     bool
 }
 
 func (o *options) bind(fs *flag.FlagSet) {
@@ -77,6 +79,8 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.DurationVar(&o.leaseDuration, "lease-duration", membership.DefaultLeaseDuration, "How long a replica's Lease lives without renewal; a dead replica's work moves after about this long.")
 	fs.DurationVar(&o.renewPeriod, "lease-renew-period", membership.DefaultRenewPeriod, "How often a replica renews its Lease (less than a third of --lease-duration).")
 	fs.IntVar(&o.buckets, "buckets", membership.DefaultBuckets, "Number of buckets the work is cut into; every replica must use the same number.")
+	fs.DurationVar(&o.stuckAfter, "stuck-terminating-after", controller.DefaultStuckTerminatingAfter, "How long a ListEntry may be deleting before listkeeper_list_entries_stuck_terminating counts it.")
+	fs.BoolVar(&o.showVersion, "version", false, "Print the version and exit.")
 }
 
 // defaultLeaseNamespace is POD_NAMESPACE, else the namespace of the pod's
@@ -118,10 +122,14 @@ func main() {
 func run() error {
 	var o options
 	o.bind(flag.CommandLine)
-	zapOpts := zap.Options{}
+	zapOpts := defaultLogOptions()
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse() // --kubeconfig is registered by controller-runtime's config package
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	if o.showVersion {
+		fmt.Println(version.String("manager"))
+		return nil
+	}
+	ctrl.SetLogger(newLogger(&zapOpts, os.Stderr))
 	log := ctrl.Log.WithName("setup")
 	if err := setMemoryLimit(log); err != nil {
 		return err
@@ -158,6 +166,8 @@ func run() error {
 		ClientOptions:           o.clientOptions(),
 		AllowedHosts:            splitList(o.allowedHosts),
 		Owner:                   member,
+		Identity:                member.Identity(),
+		StuckTerminatingAfter:   o.stuckAfter,
 	}); err != nil {
 		return err
 	}
@@ -172,7 +182,7 @@ func run() error {
 	}); err != nil {
 		return err
 	}
-	log.Info("starting manager", "leaderElection", o.leaderElect, "namespace", o.namespace,
+	log.Info("starting manager", "version", version.Version, "revision", version.Revision, "leaderElection", o.leaderElect, "namespace", o.namespace,
 		"maxConcurrentReconciles", o.maxConcurrent, "member", member.Identity(), "leaseNamespace", o.leaseNamespace)
 	ctx := ctrl.SetupSignalHandler()
 	if err := mgr.Start(ctx); err != nil && !errors.Is(err, context.Canceled) {

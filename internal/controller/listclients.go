@@ -40,6 +40,8 @@ type ListClients struct {
 	// AllowedHosts, when not empty, are path.Match patterns; a list whose
 	// URL host (with or without port) matches none is refused.
 	AllowedHosts []string
+	// Audit, when set, logs every committed write of every client.
+	Audit *Audit
 
 	mu     sync.Mutex
 	byKey  map[string]*sharedClient
@@ -95,7 +97,7 @@ func (r *ListClients) For(ctx context.Context, xl *v1alpha1.ExternalList) (*etag
 	}
 	sc, ok := r.byKey[key]
 	if !ok {
-		c, err := etagclient.New(rawURL, append(append([]etagclient.Option(nil), r.Options...), opts...)...)
+		c, err := etagclient.New(rawURL, append(append(append([]etagclient.Option(nil), r.Options...), opts...), r.Audit.option(xl))...)
 		if err != nil {
 			return nil, "", &configError{reason: v1alpha1.ReasonInvalidSpec, msg: err.Error()}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -35,6 +36,14 @@ type Options struct {
 	// limiter (the backoff of failed reconciles); it is called once per
 	// controller. Default: controller-runtime's.
 	NewRateLimiter func() workqueue.TypedRateLimiter[reconcile.Request]
+	// Identity names this replica in the audit log of committed writes.
+	// Default: the Owner's identity (a membership.Member's), else POD_NAME,
+	// else the host name.
+	Identity string
+	// StuckTerminatingAfter is how long a ListEntry may be deleting before
+	// listkeeper_list_entries_stuck_terminating counts it. Default:
+	// DefaultStuckTerminatingAfter.
+	StuckTerminatingAfter time.Duration
 }
 
 // Setup wires listkeeper's controllers into mgr: the shared list clients
@@ -54,11 +63,15 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if o.RecorderName == "" {
 		o.RecorderName = "listkeeper"
 	}
+	if o.Identity == "" {
+		o.Identity = defaultIdentity(o.Owner)
+	}
 	lists := &ListClients{
 		Cached:       mgr.GetClient(),
 		Live:         mgr.GetAPIReader(),
 		Options:      o.ClientOptions,
 		AllowedHosts: o.AllowedHosts,
+		Audit:        &Audit{Log: mgr.GetLogger().WithName("audit"), Lists: mgr.GetClient(), Replica: o.Identity},
 	}
 	// The list clients outlive the controllers' workers: a change in
 	// flight at shutdown still completes (the membership drains it) before
@@ -69,6 +82,9 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		return nil
 	})); err != nil {
 		return fmt.Errorf("add list clients: %w", err)
+	}
+	if err := addListMetrics(mgr, o.Owner, o.StuckTerminatingAfter); err != nil {
+		return err
 	}
 	recorder := mgr.GetEventRecorder(o.RecorderName)
 	if err := (&EntryReconciler{

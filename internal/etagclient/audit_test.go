@@ -128,3 +128,22 @@ func TestItemDiff(t *testing.T) {
 		}
 	}
 }
+
+// TestExtraObserver: WithExtraObserver adds an observer beside the one
+// WithObserver set; both see every call.
+func TestExtraObserver(t *testing.T) {
+	env := startFake(t)
+	env.set(t, `{"items":[]}`)
+	counters, log := &etagclient.Counters{}, &commitLog{}
+	c := newClient(t, env.url, etagclient.WithItemsPointer("/items"),
+		etagclient.WithObserver(counters), etagclient.WithExtraObserver(log))
+	if _, err := c.Update(context.Background(), etagclient.Change{Add: []string{"a"}}); err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	if got := counters.Written.Load(); got != 1 {
+		t.Errorf("the first observer saw %d writes, want 1", got)
+	}
+	if got := log.all(); len(got) != 1 || !slices.Equal(got[0].Added, []string{"a"}) {
+		t.Errorf("the extra observer saw commits %+v, want one adding a", got)
+	}
+}

@@ -217,6 +217,13 @@ func WithClock(c Clock) Option { return func(o *config) { o.clock = c } }
 // latencies, for metrics. Default: NopObserver.
 func WithObserver(obs Observer) Option { return func(o *config) { o.observer = obs } }
 
+// WithExtraObserver also sends everything to obs, beside the observer that
+// the options before it set (WithObserver), so that a caller can add its
+// own observer to options it did not build.
+func WithExtraObserver(obs Observer) Option {
+	return func(o *config) { o.observer = MultiObserver{o.observer, obs} }
+}
+
 // WithLogger sets the logger for conflicts and retries (at V(1)). URLs are
 // logged without credentials or query values. Default: discard.
 func WithLogger(l logr.Logger) Option { return func(o *config) { o.log = l } }

@@ -1,6 +1,24 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package metrics defines listkeeper's Prometheus metrics and registers them
 // on controller-runtime's registry, so the manager's metrics endpoint serves
-// them beside the controller metrics.
+// them beside the controller metrics. The names are exported constants: the
+// alert rules and the dashboard (internal/monitoring) refer to them, and a
+// test checks that every name they use is one the manager really exports.
 package metrics
 
 import (
@@ -11,26 +29,60 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/version"
+)
+
+// Names of the process-wide metrics.
+const (
+	HTTPRequestsName    = "listkeeper_http_requests_total"
+	ListWritesName      = "listkeeper_list_writes_total"
+	BatchSizeName       = "listkeeper_batch_size"
+	ChangeDurationName  = "listkeeper_change_duration_seconds"
+	RequestDurationName = "listkeeper_list_request_duration_seconds"
+	BuildInfoName       = "listkeeper_build_info"
+)
+
+// Names of the per-list gauges (labels namespace and name; ListReadyName
+// also reason). The ExternalList controller's collector computes them at
+// scrape time; only the replica that owns a list exports its series.
+const (
+	ListReadyName                   = "listkeeper_list_ready"
+	ListItemsName                   = "listkeeper_list_items"
+	ListEntriesName                 = "listkeeper_list_entries"
+	ListForeignItemsName            = "listkeeper_list_foreign_items"
+	ListLastSyncName                = "listkeeper_list_last_sync_timestamp_seconds"
+	ListEntriesPendingName          = "listkeeper_list_entries_pending"
+	ListEntriesStuckTerminatingName = "listkeeper_list_entries_stuck_terminating"
+)
+
+// Label names.
+const (
+	LabelMethod    = "method"
+	LabelCode      = "code"
+	LabelResult    = "result"
+	LabelNamespace = "namespace"
+	LabelName      = "name"
+	LabelReason    = "reason"
 )
 
 var (
 	// HTTPRequests counts HTTP attempts to list servers by method and status
 	// code ("0" when no response arrived).
 	HTTPRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "listkeeper_http_requests_total",
+		Name: HTTPRequestsName,
 		Help: "HTTP requests to list servers, by method and status code (0: no response).",
-	}, []string{"method", "code"})
+	}, []string{LabelMethod, LabelCode})
 
 	// ListWrites counts write decisions by result: written, unchanged,
 	// conflict (412), ambiguous (no answer to a PUT) and error.
 	ListWrites = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "listkeeper_list_writes_total",
+		Name: ListWritesName,
 		Help: "Read-modify-write outcomes: written, unchanged, conflict (412), ambiguous, error.",
-	}, []string{"result"})
+	}, []string{LabelResult})
 
 	// BatchSize observes how many changes each PUT carries.
 	BatchSize = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name:    "listkeeper_batch_size",
+		Name:    BatchSizeName,
 		Help:    "Changes combined into one list write.",
 		Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024},
 	})
@@ -38,14 +90,63 @@ var (
 	// ChangeDuration observes the time from submitting a change to its
 	// commit.
 	ChangeDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name:    "listkeeper_change_duration_seconds",
+		Name:    ChangeDurationName,
 		Help:    "Time from submitting a change to its commit on the list.",
 		Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
 	})
+
+	// RequestDuration observes the time from sending a request to a list
+	// server until its response headers arrived (or it failed), by method.
+	RequestDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    RequestDurationName,
+		Help:    "Latency of HTTP requests to list servers until the response headers (or the failure), by method.",
+		Buckets: prometheus.ExponentialBuckets(0.005, 2, 14),
+	}, []string{LabelMethod})
+
+	// BuildInfo is 1, labelled with the build's version, revision and Go
+	// release (internal/version).
+	BuildInfo = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: BuildInfoName,
+		Help: "Always 1; the labels carry the manager's version, source revision and Go release.",
+	}, []string{"version", "revision", "goversion"})
+)
+
+// Descriptions of the per-list gauges, for the collector that computes
+// them.
+var (
+	listLabels = []string{LabelNamespace, LabelName}
+
+	// ListReadyDesc: 1 when the ExternalList's Ready condition is True,
+	// else 0; reason is the condition's reason. One series per list.
+	ListReadyDesc = prometheus.NewDesc(ListReadyName,
+		"1 when the ExternalList is Ready, else 0; reason is the Ready condition's reason.",
+		[]string{LabelNamespace, LabelName, LabelReason}, nil)
+	// ListItemsDesc: status.itemCount, the IDs on the list as last read.
+	ListItemsDesc = prometheus.NewDesc(ListItemsName,
+		"IDs on the list as last read or written (status.itemCount).", listLabels, nil)
+	// ListEntriesDesc: live (not deleting) ListEntries of the list.
+	ListEntriesDesc = prometheus.NewDesc(ListEntriesName,
+		"Live (not deleting) ListEntries that refer to the ExternalList.", listLabels, nil)
+	// ListForeignItemsDesc: status.foreignItemCount.
+	ListForeignItemsDesc = prometheus.NewDesc(ListForeignItemsName,
+		"IDs on the list that no live ListEntry of the document holds (status.foreignItemCount).", listLabels, nil)
+	// ListLastSyncDesc: status.lastSyncTime as Unix seconds; absent before
+	// the first successful read.
+	ListLastSyncDesc = prometheus.NewDesc(ListLastSyncName,
+		"When the list was last read or written successfully (status.lastSyncTime), in Unix seconds.", listLabels, nil)
+	// ListEntriesPendingDesc: live entries whose Synced condition is not
+	// True.
+	ListEntriesPendingDesc = prometheus.NewDesc(ListEntriesPendingName,
+		"Live ListEntries whose Synced condition is not True: their ID is not known to be on the list.", listLabels, nil)
+	// ListEntriesStuckTerminatingDesc: entries deleting for longer than the
+	// manager's --stuck-terminating-after.
+	ListEntriesStuckTerminatingDesc = prometheus.NewDesc(ListEntriesStuckTerminatingName,
+		"ListEntries that have been deleting for longer than --stuck-terminating-after.", listLabels, nil)
 )
 
 func init() {
-	ctrlmetrics.Registry.MustRegister(HTTPRequests, ListWrites, BatchSize, ChangeDuration)
+	ctrlmetrics.Registry.MustRegister(HTTPRequests, ListWrites, BatchSize, ChangeDuration, RequestDuration, BuildInfo)
+	BuildInfo.WithLabelValues(version.Version, version.Revision, version.GoVersion()).Set(1)
 	// Pre-create the series users alert on, so a rate() exists from the start.
 	for _, r := range []etagclient.WriteResult{etagclient.WriteWritten, etagclient.WriteUnchanged,
 		etagclient.WriteConflict, etagclient.WriteAmbiguous, etagclient.WriteError} {
@@ -60,8 +161,9 @@ type Observer struct{}
 var _ etagclient.Observer = Observer{}
 
 // Request implements etagclient.Observer.
-func (Observer) Request(method string, code int, _ time.Duration) {
+func (Observer) Request(method string, code int, d time.Duration) {
 	HTTPRequests.WithLabelValues(method, strconv.Itoa(code)).Inc()
+	RequestDuration.WithLabelValues(method).Observe(d.Seconds())
 }
 
 // Write implements etagclient.Observer.
@@ -73,5 +175,7 @@ func (Observer) Batch(n int) { BatchSize.Observe(float64(n)) }
 // Committed implements etagclient.Observer.
 func (Observer) Committed(d time.Duration) { ChangeDuration.Observe(d.Seconds()) }
 
-// Wrote implements etagclient.Observer.
+// Wrote implements etagclient.Observer: the audit log of commits is kept
+// by the controller (it knows which ExternalLists a client serves); a
+// commit adds nothing to the process-wide metrics.
 func (Observer) Wrote(etagclient.Commit) {}

@@ -18,6 +18,8 @@ package chart_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -225,6 +227,12 @@ func TestAllToggles(t *testing.T) {
 		t.Errorf("ServiceMonitor selects %v; the metrics Service has %v", sel, svc.Labels)
 	}
 
+	eps, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")
+	if len(eps) != 1 || eps[0].(map[string]any)["honorLabels"] != true {
+		t.Errorf("ServiceMonitor endpoints %v: want one with honorLabels, so the per-list namespace label survives", eps)
+	}
+	checkMonitoringContent(t, r, cm)
+
 	installMonitoringCRDs(t)
 	ensureNamespace(t, watch, nil)
 	applyAndDryRun(t, r, ns)
@@ -375,5 +383,47 @@ func TestKubeVersion(t *testing.T) {
 		if _, err := renderChart(renderOpts{release: "lk", namespace: "lk", kubeVersion: v}); err != nil {
 			t.Errorf("render for Kubernetes %s: %v", v, err)
 		}
+	}
+}
+
+// checkMonitoringContent checks that the chart ships the generated alerts
+// and dashboard (internal/monitoring, `make monitoring`), not placeholders:
+// the PrometheusRule carries every alert of config/prometheus, and the
+// dashboard ConfigMap the JSON of config/grafana.
+func checkMonitoringContent(t *testing.T, r rendered, cm *corev1.ConfigMap) {
+	t.Helper()
+	alertsOf := func(groups []any) []string {
+		var names []string
+		for _, g := range groups {
+			rules, _ := g.(map[string]any)["rules"].([]any)
+			for _, rule := range rules {
+				if a, ok := rule.(map[string]any)["alert"].(string); ok {
+					names = append(names, a)
+				}
+			}
+		}
+		slices.Sort(names)
+		return names
+	}
+	raw, err := os.ReadFile(filepath.Join(root, "config", "prometheus", "prometheusrule.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kustomized map[string]any
+	if err := yaml.Unmarshal(raw, &kustomized); err != nil {
+		t.Fatal(err)
+	}
+	wantGroups, _, _ := unstructured.NestedSlice(kustomized, "spec", "groups")
+	gotGroups, _, _ := unstructured.NestedSlice(r.all("PrometheusRule")[0].Object, "spec", "groups")
+	want, got := alertsOf(wantGroups), alertsOf(gotGroups)
+	if len(want) < 5 || !slices.Equal(got, want) {
+		t.Errorf("the chart's PrometheusRule alerts %v, config/prometheus has %v", got, want)
+	}
+	dash, err := os.ReadFile(filepath.Join(root, "config", "grafana", "listkeeper-dashboard.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(cm.Data["listkeeper.json"]) != strings.TrimSpace(string(dash)) {
+		t.Error("the chart's dashboard differs from config/grafana/listkeeper-dashboard.json: run make monitoring")
 	}
 }

@@ -1,0 +1,78 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package metrics
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/listkeeper/listkeeper/internal/version"
+)
+
+// histogramCount returns the observations of RequestDuration for method.
+func histogramCount(t *testing.T, method string) (uint64, float64) {
+	t.Helper()
+	fams, err := ctrlmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fams {
+		if f.GetName() != RequestDurationName {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == LabelMethod && l.GetValue() == method {
+					return m.GetHistogram().GetSampleCount(), m.GetHistogram().GetSampleSum()
+				}
+			}
+		}
+	}
+	return 0, 0
+}
+
+func TestObserverRequest(t *testing.T) {
+	getsBefore := testutil.ToFloat64(HTTPRequests.WithLabelValues("GET", "200"))
+	nGet, sumGet := histogramCount(t, "GET")
+	nPut, _ := histogramCount(t, "PUT")
+	Observer{}.Request("GET", 200, 30*time.Millisecond)
+	Observer{}.Request("PUT", 412, 70*time.Millisecond)
+	Observer{}.Request("PUT", 0, 2*time.Second)
+	if got := testutil.ToFloat64(HTTPRequests.WithLabelValues("GET", "200")) - getsBefore; got != 1 {
+		t.Errorf("GET 200 counted %v times, want 1", got)
+	}
+	n, sum := histogramCount(t, "GET")
+	if n-nGet != 1 || sum-sumGet < 0.029 || sum-sumGet > 0.031 {
+		t.Errorf("GET latency: %d observations adding %vs, want 1 of 0.03s", n-nGet, sum-sumGet)
+	}
+	if n, _ := histogramCount(t, "PUT"); n-nPut != 2 {
+		t.Errorf("PUT latency: %d observations, want 2 (answered or not)", n-nPut)
+	}
+}
+
+func TestBuildInfo(t *testing.T) {
+	expected := "# HELP " + BuildInfoName + " Always 1; the labels carry the manager's version, source revision and Go release.\n" +
+		"# TYPE " + BuildInfoName + " gauge\n" +
+		BuildInfoName + "{goversion=\"" + version.GoVersion() + "\",revision=\"" + version.Revision + "\",version=\"" + version.Version + "\"} 1\n"
+	if err := testutil.GatherAndCompare(ctrlmetrics.Registry, strings.NewReader(expected), BuildInfoName); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,151 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package monitoring
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/listkeeper/listkeeper/internal/testenv"
+)
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// TestGeneratedFilesUpToDate: the committed files are what Files renders
+// (hack/verify.sh checks the same in make test; this says which file).
+func TestGeneratedFilesUpToDate(t *testing.T) {
+	files, err := Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := repoRoot(t)
+	for path, want := range files {
+		got, err := os.ReadFile(filepath.Join(root, path))
+		if err != nil {
+			t.Errorf("%s: %v (run make monitoring)", path, err)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is stale: run make monitoring", path)
+		}
+	}
+}
+
+// TestRulesAreComplete: every alert waits (for:), has a severity, a
+// summary and description, and a runbook anchor that exists in the README.
+func TestRulesAreComplete(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^#+ (\S+)\s*$`).FindAllStringSubmatch(string(readme), -1) {
+		anchors[Anchor(m[1])] = true
+	}
+	severities := map[string]bool{SeverityInfo: true, SeverityWarning: true, SeverityCritical: true}
+	seen := map[string]bool{}
+	for _, g := range Rules() {
+		for _, r := range g.Rules {
+			if seen[r.Alert] {
+				t.Errorf("alert %s defined twice", r.Alert)
+			}
+			seen[r.Alert] = true
+			if d, err := time.ParseDuration(r.For); err != nil || d < 5*time.Minute {
+				t.Errorf("%s: for %q, want a duration of at least 5m", r.Alert, r.For)
+			}
+			if !severities[r.Labels["severity"]] {
+				t.Errorf("%s: severity %q", r.Alert, r.Labels["severity"])
+			}
+			if r.Annotations["summary"] == "" || r.Annotations["description"] == "" {
+				t.Errorf("%s: summary or description missing", r.Alert)
+			}
+			url := r.Annotations["runbook_url"]
+			anchor, ok := strings.CutPrefix(url, RunbookBase+"#")
+			if !ok || !anchors[anchor] {
+				t.Errorf("%s: runbook %q has no heading in README.md", r.Alert, url)
+			}
+		}
+	}
+	for _, want := range []string{"ListkeeperListNotReady", "ListkeeperWriteErrors", "ListkeeperHighConflictRatio",
+		"ListkeeperSlowChanges", "ListkeeperEntriesStuckTerminating"} {
+		if !seen[want] {
+			t.Errorf("alert %s missing", want)
+		}
+	}
+}
+
+// TestDashboard: the dashboard is valid JSON whose panels are the Go
+// definitions, each with the question it answers, without overlaps, and
+// the README documents every panel.
+func TestDashboard(t *testing.T) {
+	raw, err := Dashboard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		UID    string `json:"uid"`
+		Panels []struct {
+			Title, Description string
+			GridPos            struct{ H, W, X, Y int } `json:"gridPos"`
+			Targets            []struct{ Expr string }
+		}
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatalf("dashboard is not JSON: %v", err)
+	}
+	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	panels := Panels()
+	if d.UID != DashboardUID || len(d.Panels) != len(panels) {
+		t.Fatalf("uid %q, %d panels; want %q, %d", d.UID, len(d.Panels), DashboardUID, len(panels))
+	}
+	taken := map[[2]int]string{}
+	for i, p := range d.Panels {
+		if p.Title != panels[i].Title || p.Description == "" || len(p.Targets) != len(panels[i].Queries) {
+			t.Errorf("panel %d: %+v does not match %+v", i, p, panels[i])
+		}
+		for x := p.GridPos.X; x < p.GridPos.X+p.GridPos.W; x++ {
+			for y := p.GridPos.Y; y < p.GridPos.Y+p.GridPos.H; y++ {
+				if other, ok := taken[[2]int{x, y}]; ok {
+					t.Fatalf("panels %q and %q overlap", other, p.Title)
+				}
+				taken[[2]int{x, y}] = p.Title
+			}
+		}
+		if x := p.GridPos.X + p.GridPos.W; x > 24 {
+			t.Errorf("panel %q ends at column %d, past 24", p.Title, x)
+		}
+		if !bytes.Contains(readme, []byte("| "+p.Title+" |")) {
+			t.Errorf("README.md has no row for panel %q", p.Title)
+		}
+	}
+}

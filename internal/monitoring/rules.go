@@ -1,0 +1,160 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package monitoring
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/listkeeper/listkeeper/internal/metrics"
+)
+
+// RunbookBase is where the alerts' runbook anchors point: the README's
+// Operations section on GitHub.
+const RunbookBase = "https://github.com/listkeeper/listkeeper/blob/main/README.md"
+
+// Rule is one alerting rule, in Prometheus's rule-file form.
+type Rule struct {
+	Alert       string            `json:"alert"`
+	Expr        string            `json:"expr"`
+	For         string            `json:"for"`
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
+}
+
+// RuleGroup is a named group of rules.
+type RuleGroup struct {
+	Name  string `json:"name"`
+	Rules []Rule `json:"rules"`
+}
+
+// Severities of the alerts.
+const (
+	SeverityWarning  = "warning"
+	SeverityCritical = "critical"
+	SeverityInfo     = "info"
+)
+
+// Thresholds of the alerts.
+const (
+	// WriteErrorRatio is the share of write decisions that fail before
+	// ListkeeperWriteErrors fires.
+	WriteErrorRatio = 0.05
+	// ConflictRatio is the share of PUTs lost to other writers (412)
+	// before ListkeeperHighConflictRatio fires.
+	ConflictRatio = 0.5
+	// SlowChangeSeconds is the 99th percentile of submit-to-commit time
+	// above which ListkeeperSlowChanges fires. It is below the largest
+	// finite bucket of listkeeper_change_duration_seconds (32.768 s), so
+	// the quantile can exceed it.
+	SlowChangeSeconds = 30
+)
+
+// runbook returns the README anchor of an alert: its heading under
+// "## Operations" is the alert's name, and GitHub anchors are lower case.
+func runbook(alert string) string { return RunbookBase + "#" + Anchor(alert) }
+
+// Anchor is the GitHub anchor of a Markdown heading that is one word.
+func Anchor(heading string) string {
+	out := make([]rune, 0, len(heading))
+	for _, r := range heading {
+		if r >= 'A' && r <= 'Z' {
+			r += 'a' - 'A'
+		}
+		out = append(out, r)
+	}
+	return string(out)
+}
+
+func perList(name string) string {
+	return fmt.Sprintf("max by (namespace, name) (%s)", name)
+}
+
+func writes(results, window string) string {
+	op := "="
+	if strings.Contains(results, "|") {
+		op = "=~"
+	}
+	return fmt.Sprintf(`sum(rate(%s{result%s"%s"}[%s]))`, metrics.ListWritesName, op, results, window)
+}
+
+// Rules are listkeeper's alerting rules.
+func Rules() []RuleGroup {
+	return []RuleGroup{{
+		Name: "listkeeper",
+		Rules: []Rule{
+			{
+				Alert:  "ListkeeperListNotReady",
+				Expr:   perList(metrics.ListReadyName) + " == 0",
+				For:    "10m",
+				Labels: map[string]string{"severity": SeverityWarning},
+				Annotations: map[string]string{
+					"summary":     "ExternalList {{ $labels.namespace }}/{{ $labels.name }} is not Ready",
+					"description": "The ExternalList {{ $labels.namespace }}/{{ $labels.name }} has not been Ready for 10 minutes: its document cannot be read or written. `kubectl describe xl -n {{ $labels.namespace }} {{ $labels.name }}` shows the reason; listkeeper_list_ready carries it in its reason label.",
+					"runbook_url": runbook("ListkeeperListNotReady"),
+				},
+			},
+			{
+				Alert: "ListkeeperWriteErrors",
+				Expr: fmt.Sprintf("%s / %s > %g",
+					writes("error", "10m"), fmt.Sprintf("sum(rate(%s[10m]))", metrics.ListWritesName), WriteErrorRatio),
+				For:    "15m",
+				Labels: map[string]string{"severity": SeverityWarning},
+				Annotations: map[string]string{
+					"summary":     "listkeeper list writes are failing",
+					"description": fmt.Sprintf("More than %g%% of listkeeper's read-modify-write cycles failed, across all replicas, for 15 minutes ({{ $value | humanizePercentage }}).", WriteErrorRatio*100),
+					"runbook_url": runbook("ListkeeperWriteErrors"),
+				},
+			},
+			{
+				Alert: "ListkeeperHighConflictRatio",
+				Expr: fmt.Sprintf("%s / %s > %g",
+					writes("conflict", "10m"), writes("written|conflict", "10m"), ConflictRatio),
+				For:    "15m",
+				Labels: map[string]string{"severity": SeverityInfo},
+				Annotations: map[string]string{
+					"summary":     "listkeeper loses most list writes to other writers",
+					"description": fmt.Sprintf("More than %g%% of listkeeper's PUTs were answered 412 (another writer won), across all replicas, for 15 minutes ({{ $value | humanizePercentage }}). Changes still land, but slowly.", ConflictRatio*100),
+					"runbook_url": runbook("ListkeeperHighConflictRatio"),
+				},
+			},
+			{
+				Alert: "ListkeeperSlowChanges",
+				Expr: fmt.Sprintf("histogram_quantile(0.99, sum by (le) (rate(%s_bucket[10m]))) > %d",
+					metrics.ChangeDurationName, SlowChangeSeconds),
+				For:    "15m",
+				Labels: map[string]string{"severity": SeverityWarning},
+				Annotations: map[string]string{
+					"summary":     "listkeeper changes take long to reach their lists",
+					"description": fmt.Sprintf("The 99th percentile of the time from submitting a change to its commit on the list has been above %ds for 15 minutes, across all replicas ({{ $value | humanizeDuration }}).", SlowChangeSeconds),
+					"runbook_url": runbook("ListkeeperSlowChanges"),
+				},
+			},
+			{
+				Alert:  "ListkeeperEntriesStuckTerminating",
+				Expr:   perList(metrics.ListEntriesStuckTerminatingName) + " > 0",
+				For:    "15m",
+				Labels: map[string]string{"severity": SeverityWarning},
+				Annotations: map[string]string{
+					"summary":     "ListEntries of {{ $labels.namespace }}/{{ $labels.name }} are stuck deleting",
+					"description": "{{ $value }} ListEntries of the ExternalList {{ $labels.namespace }}/{{ $labels.name }} have been deleting for longer than the manager's --stuck-terminating-after, for 15 minutes more.",
+					"runbook_url": runbook("ListkeeperEntriesStuckTerminating"),
+				},
+			},
+		},
+	}}
+}
