@@ -13,6 +13,15 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 
+# Every module's go.mod and go.sum must be tidy: test/monitoring replaces the
+# main module, so a dependency change here changes what it needs too.
+for m in . test/monitoring; do
+  if ! (cd "$m" && go mod tidy -diff >/dev/null); then
+    echo "go.mod/go.sum of $m are not tidy: run 'go mod tidy' in $m" >&2
+    exit 1
+  fi
+done
+
 generated=(config/crd/bases config/rbac/role.yaml api/v1alpha1/zz_generated.deepcopy.go charts/listkeeper/crds charts/listkeeper/files/manager-role.yaml
   config/prometheus config/grafana charts/listkeeper/files/rules.yaml charts/listkeeper/files/dashboard.json)
 snap=$(mktemp -d)
