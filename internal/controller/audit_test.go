@@ -82,6 +82,7 @@ func TestAuditLog(t *testing.T) {
 	withAuth := func(s *v1alpha1.ExternalListSpec) {
 		s.ItemsPointer = "/items"
 		s.HeadersFrom = &v1alpha1.HeadersSource{SecretRef: v1alpha1.SecretReference{Name: "auth"}}
+		s.AllowInsecureHTTP = true // the fake server is plain http on loopback
 	}
 	primary := newExternalList(ns, "primary", sharedListsURL+path+"?sig=abc", withAuth)
 	alias := newExternalList(ns, "alias", sharedListsURL+path+"?sig=abc", func(s *v1alpha1.ExternalListSpec) { s.ItemsPointer = "/items" })

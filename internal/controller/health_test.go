@@ -334,8 +334,19 @@ func TestExclusiveReportsForeignIDsBeforeRemoving(t *testing.T) {
 		return nil
 	})
 	requireConditions(t, xl, "True/Ready", "", "")
-	ev = waitEvent(t, ns, "ExternalList", "excl", corev1.EventTypeNormal, v1alpha1.ReasonDriftCorrected, waitTimeout)
-	if !strings.Contains(ev.Note, `removed 2 ("f1", "f2")`) {
-		t.Errorf("DriftCorrected event = %q, want it to name the removed IDs", ev.Note)
-	}
+	// The list's first resync may have raced the entry's own add and put
+	// "a" on the list itself (an earlier DriftCorrected event), so look
+	// for the one of this removal.
+	eventually(t, waitTimeout, "a DriftCorrected event naming the removed IDs", func() error {
+		var notes []string
+		for _, e := range events(t, ns) {
+			if e.Regarding.Name == "excl" && e.Reason == v1alpha1.ReasonDriftCorrected {
+				if strings.Contains(e.Note, `removed 2 ("f1", "f2")`) {
+					return nil
+				}
+				notes = append(notes, e.Note)
+			}
+		}
+		return fmt.Errorf("DriftCorrected events so far: %q", notes)
+	})
 }

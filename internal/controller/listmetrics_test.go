@@ -133,7 +133,7 @@ func TestListMetrics(t *testing.T) {
 		metrics.ListEntriesName:                 {"good": 2, "bad": 1},
 		metrics.ListEntriesPendingName:          {"good": 0, "bad": 1},
 		metrics.ListEntriesStuckTerminatingName: {"good": 0, "bad": 0}, // deleting for less than 5m
-		metrics.ListForeignItemsName:            {"good": 0, "bad": 0},
+		metrics.ListForeignItemsName:            {"good": 2, "bad": 0}, // the bystanders x and y
 	}
 	var got listSeries
 	eventually(t, 30*time.Second, "the per-list gauges", func() error {
