@@ -208,7 +208,9 @@ type ExternalListStatus struct {
 	// +optional
 	ForeignItemCount int32 `json:"foreignItemCount"`
 
-	// lastSyncTime is when the list was last read or written successfully.
+	// lastSyncTime is when the last resync (read the list, compare it with
+	// the entries, correct drift) succeeded. It is refreshed every
+	// resyncInterval, not by the cheaper status checks in between.
 	// +optional
 	LastSyncTime *metav1.Time `json:"lastSyncTime,omitempty"`
 
