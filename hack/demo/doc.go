@@ -23,7 +23,7 @@ limitations under the License.
 //   - the list store of --store, seeded with a document of bystander IDs
 //     that the operator must leave alone: by default (--store=fakeapi) the
 //     bundled fake list server (bin/fakeapi) on 127.0.0.1:8090 when that
-//     port is free (the samples' URL), else on a free port, with the
+//     port is free, else on a free port, with the
 //     samples' bearer token and 1ms latency; with --store=s3 an in-process
 //     S3 (internal/storetest/s3fake: gofakes3 behind a SigV4 verifier) on
 //     a free port of 127.0.0.1, the document being the object

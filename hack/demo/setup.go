@@ -44,7 +44,11 @@ const (
 	sampleList  = "allow-list"
 	sampleEntry = "tenant-a"
 	samplePort  = 8090
-	sampleHost  = "127.0.0.1"
+	// sampleHost is the in-cluster fake server the samples name
+	// (config/fakeapi); the demo serves the list on loopback instead and
+	// rewrites the samples' URL to it.
+	sampleHost  = "fakeapi.listkeeper-demo.svc.cluster.local"
+	localHost   = "127.0.0.1"
 	listPath    = "/lists/allow"
 	sampleToken = "demo-token"
 	// sampleEntryFile is the sample ListEntry, applied alone in s3 mode.
@@ -124,7 +128,7 @@ func (d *demo) startStore(ctx context.Context) (listStore, error) {
 func (d *demo) startListServer(ctx context.Context, seed []byte) (*harness.ListServer, error) {
 	addr := ""
 	if harness.PortFree(samplePort) {
-		addr = sampleHost + ":" + strconv.Itoa(samplePort)
+		addr = localHost + ":" + strconv.Itoa(samplePort)
 	}
 	return harness.StartListServer(ctx, d.sup, harness.ListServerOptions{
 		Bin: filepath.Join(d.cfg.bin, "fakeapi"), Addr: addr, Token: sampleToken, Latency: listLatency,
