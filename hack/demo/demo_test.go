@@ -19,6 +19,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -187,5 +188,31 @@ func TestStatusLineS3(t *testing.T) {
 	st := status{phase: "delete", elapsed: time.Second, done: 1, total: 2, entries: 1, conflicts: 3, label: "412/409s"}
 	if got, want := st.line(false), "delete  1/2 IDs off the list | entries left 1 | 412/409s 3 |  1.0s"; got != want {
 		t.Errorf("line = %q, want %q", got, want)
+	}
+}
+
+// TestSamplesPointAtTheDemoList renders config/samples as the demo does and
+// checks that the rewrite leaves exactly one list URL: the demo's own. A
+// sample that names another server would make the demo fail after
+// starting a whole cluster.
+func TestSamplesPointAtTheDemoList(t *testing.T) {
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skip("kubectl not installed")
+	}
+	out, err := exec.Command(kubectl, "kustomize", "../../"+samplesDir).Output()
+	if err != nil {
+		t.Fatalf("kubectl kustomize %s: %v", samplesDir, err)
+	}
+	const local = "http://127.0.0.1:41234" + listPath
+	got := pointSamplesAt(string(out), local)
+	var urls []string
+	for _, line := range strings.Split(got, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "url: "); ok {
+			urls = append(urls, v)
+		}
+	}
+	if len(urls) != 1 || urls[0] != local {
+		t.Fatalf("sample list URLs after the rewrite = %q, want only %q", urls, local)
 	}
 }

@@ -175,9 +175,8 @@ func (d *demo) createS3List(ctx context.Context) error {
 // applySamples applies config/samples and waits until the sample entry's ID
 // is on the list beside the bystanders.
 func (d *demo) applySamples(ctx context.Context) error {
-	sampleServer := fmt.Sprintf("http://%s:%d/", sampleHost, samplePort)
 	out, err := d.cluster.ApplyKustomization(ctx, samplesDir, namespace, func(manifest string) string {
-		return strings.ReplaceAll(manifest, sampleServer, strings.TrimSuffix(d.store.url(), listPath)+"/")
+		return pointSamplesAt(manifest, d.store.url())
 	})
 	if err != nil {
 		return err
@@ -191,6 +190,13 @@ func (d *demo) applySamples(ctx context.Context) error {
 		return fmt.Errorf("sample ExternalList %s points at %s, not at the demo's list %s", sampleList, xl.Spec.URL, d.store.url())
 	}
 	return d.readSampleEntry(ctx)
+}
+
+// pointSamplesAt rewrites the rendered samples so that their list URL (the
+// in-cluster fake server) is listURL, the demo's list on loopback.
+func pointSamplesAt(manifest, listURL string) string {
+	sampleServer := fmt.Sprintf("http://%s:%d/", sampleHost, samplePort)
+	return strings.ReplaceAll(manifest, sampleServer, strings.TrimSuffix(listURL, listPath)+"/")
 }
 
 // readSampleEntry learns the sample entry's ID and waits until it is on the
