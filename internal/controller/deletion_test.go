@@ -277,6 +277,43 @@ func TestDeletionPolicyDelete(t *testing.T) {
 	}
 }
 
+// TestDeletionPolicyDeleteOutlivesALateAdd: an add that another replica
+// had in flight when the deletion reached it can land after the cleanup's
+// write (its cache learns of the deletion a moment later, or its PUT was
+// already sent). The list lets go only after two passes, some seconds
+// apart, found nothing left to remove, so the late add is taken off too.
+// Here the late add is written behind the operator's back right after the
+// cleanup's write, as the other replica's PUT would land.
+func TestDeletionPolicyDeleteOutlivesALateAdd(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	srv, url := ownServer(t)
+	startManager(t, managerConfig{namespace: ns})
+	setDoc(t, srv, "/list", []string{"bystander"})
+	xl := newExternalList(ns, "going", url+"/list", func(s *v1alpha1.ExternalListSpec) {
+		s.DeletionPolicy = v1alpha1.DeletionPolicyDelete
+	})
+	create(t, xl)
+	createSynced(t, ns, "going", "late")
+	eventually(t, waitTimeout, "the cleanup finalizer", func() error {
+		if f := finalizers(t, xl); !slices.Contains(f, v1alpha1.FinalizerName) {
+			return fmt.Errorf("finalizers %v", f)
+		}
+		return nil
+	})
+
+	deleteObj(t, xl)
+	eventually(t, waitTimeout, "the cleanup's write", func() error {
+		if got := mustDocItems(t, srv, "/list", ""); slices.Contains(got, "late") {
+			return fmt.Errorf("items %v", got)
+		}
+		return nil
+	})
+	setDoc(t, srv, "/list", []string{"bystander", "late"}) // the other replica's add lands
+	waitGone(t, xl, waitTimeout)
+	wantItems(t, srv, "/list", "bystander")
+}
+
 // TestDeletionPolicySwitch: switching Delete to Orphan removes the
 // finalizer, and the list then goes without touching the document;
 // switching back puts it on again.

@@ -185,6 +185,17 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, s *entryScope) (c
 	return requeueOnConflict(r.releaseFinalizer(ctx, entry))
 }
 
+// listGoing reports whether the cached ExternalList is gone or being
+// deleted. It reads the informer cache only, so it is cheap enough for the
+// list client to ask before every write.
+func (r *EntryReconciler) listGoing(key client.ObjectKey) bool {
+	var xl v1alpha1.ExternalList
+	if err := r.Client.Get(context.Background(), key, &xl); err != nil {
+		return apierrors.IsNotFound(err)
+	}
+	return !xl.DeletionTimestamp.IsZero()
+}
+
 // change hands the add or removal of the entry's ID to the list's client, or
 // returns the outcome of the one handed over before. done is false while it
 // is in flight; its completion queues the entry again. The change keeps the
@@ -208,7 +219,16 @@ func (r *EntryReconciler) change(s *entryScope, cl *etagclient.Client, key strin
 	}
 	req := reconcile.Request{NamespacedName: name}
 	bucket := s.bucket
-	pending, err := cl.SubmitFenced(ch, func() bool { return r.Owner.Owns(bucket) }, func() {
+	owns := func() bool { return r.Owner.Owns(bucket) }
+	if add {
+		// An add is also fenced by its list's deletion: once the
+		// ExternalList is going, its deletionPolicy decides what happens to
+		// the IDs, and an add that waited in the queue or in a backoff
+		// must not land after a Delete cleanup took the IDs off.
+		listKey := client.ObjectKey{Namespace: entry.Namespace, Name: entry.Spec.ListRef.Name}
+		owns = func() bool { return r.Owner.Owns(bucket) && !r.listGoing(listKey) }
+	}
+	pending, err := cl.SubmitFenced(ch, owns, func() {
 		release()
 		r.queue.add(req)
 	})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -51,6 +52,10 @@ type ListReconciler struct {
 	NewRateLimiter func() workqueue.TypedRateLimiter[reconcile.Request]
 
 	queue workQueue
+	// cleanAt records, per ExternalList being deleted with deletionPolicy
+	// Delete, when a cleanup pass first found nothing left to remove (see
+	// reconcileDeletionPolicy).
+	cleanAt sync.Map // types.UID -> time.Time
 }
 
 var _ reconcile.Reconciler = (*ListReconciler)(nil)

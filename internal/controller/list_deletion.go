@@ -21,8 +21,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -37,6 +39,36 @@ import (
 // it is deleted the replica that owns the list takes its entries' IDs off
 // the document in one change, then lets the object go. While that write
 // fails the finalizer stays, and Ready=False and a Warning event say why.
+
+// cleanupConfirmAfter is how long two cleanup passes that find nothing
+// left to remove must be apart before a Delete list lets go.
+const cleanupConfirmAfter = 5 * time.Second
+
+// confirmClean decides whether a Delete cleanup may let the list go: only
+// after two passes, cleanupConfirmAfter apart, that found none of the
+// entries' IDs left to remove (wrote false). One pass is not enough: an add
+// that another replica had in flight when the deletion reached it can land
+// after it (each replica's entries stop adding once its own cache shows the
+// deletion, and queued adds are fenced by it, but caches do not all learn at
+// the same instant, and a PUT already sent still commits when its If-Match
+// holds). It returns how long to wait before the next pass, 0 to let go.
+// The record lives in memory: a replica that restarts, or a new owner,
+// starts over, which only waits longer.
+func (r *ListReconciler) confirmClean(uid types.UID, wrote bool) time.Duration {
+	now := r.now()
+	if wrote {
+		r.cleanAt.Delete(uid)
+		return cleanupConfirmAfter
+	}
+	first, loaded := r.cleanAt.LoadOrStore(uid, now)
+	if !loaded {
+		return cleanupConfirmAfter
+	}
+	if wait := first.(time.Time).Add(cleanupConfirmAfter).Sub(now); wait > 0 {
+		return wait
+	}
+	return 0
+}
 
 // reconcileDeletionPolicy keeps the list's finalizer in line with its
 // deletionPolicy and, when the list is being deleted, carries the policy
@@ -63,11 +95,16 @@ func (r *ListReconciler) reconcileDeletionPolicy(ctx context.Context, xl *v1alph
 		return ctrl.Result{}, true, nil
 	}
 	if deletionPolicyOf(xl) == v1alpha1.DeletionPolicyDelete {
-		if err := r.removeEntryIDs(ctx, xl); err != nil {
+		wrote, err := r.removeEntryIDs(ctx, xl)
+		if err != nil {
 			res, err := r.cleanupFailed(ctx, xl, err)
 			return res, true, err
 		}
+		if wait := r.confirmClean(xl.UID, wrote); wait > 0 {
+			return ctrl.Result{RequeueAfter: wait}, true, nil
+		}
 	}
+	r.cleanAt.Delete(xl.UID)
 	// Delete done, or switched to Orphan while being deleted.
 	res, err = requeueOnConflict(r.patchListFinalizer(ctx, xl, controllerutil.RemoveFinalizer))
 	return res, true, err
@@ -75,33 +112,37 @@ func (r *ListReconciler) reconcileDeletionPolicy(ctx context.Context, xl *v1alph
 
 // removeEntryIDs takes the IDs of xl's entries off its document in one
 // change, except those a live entry of another ExternalList naming the same
-// document still holds. The entries are read from the API server, not the
-// cache, so an entry created just before the deletion is not missed.
-func (r *ListReconciler) removeEntryIDs(ctx context.Context, xl *v1alpha1.ExternalList) error {
+// document still holds, and reports whether it wrote. The entries are read
+// from the API server, not the cache, so an entry created just before the
+// deletion is not missed.
+func (r *ListReconciler) removeEntryIDs(ctx context.Context, xl *v1alpha1.ExternalList) (bool, error) {
 	cl, _, err := r.Lists.For(ctx, xl)
 	if err != nil {
-		return err
+		return false, err
 	}
 	var own v1alpha1.ListEntryList
 	if err := r.APIReader.List(ctx, &own, client.InNamespace(xl.Namespace),
 		client.MatchingFields{listRefField: xl.Name}); err != nil {
-		return fmt.Errorf("list entries: %w", err)
+		return false, fmt.Errorf("list entries: %w", err)
 	}
 	keep, err := r.otherListsIDs(ctx, xl)
 	if err != nil {
-		return err
+		return false, err
 	}
 	ch := cleanupChange(own.Items, keep)
 	if ch.IsZero() {
-		return nil
+		return false, nil
 	}
 	res, err := cl.Update(ctx, ch)
 	if err != nil {
-		return fmt.Errorf("remove the IDs of %d entries: %w", len(ch.Remove), err)
+		return false, fmt.Errorf("remove the IDs of %d entries: %w", len(ch.Remove), err)
+	}
+	if !res.Written {
+		return false, nil // they were off already: nothing to announce
 	}
 	r.Recorder.Eventf(xl, nil, corev1.EventTypeNormal, v1alpha1.ReasonRemoved, "Delete",
 		"deletionPolicy Delete: %d IDs of this list's entries are off the list (%d items left)", len(ch.Remove), res.Items)
-	return nil
+	return true, nil
 }
 
 // otherListsIDs returns the IDs of the live entries of every other

@@ -200,10 +200,10 @@ func (c *Client) Submit(ch Change, notify func()) (*Pending, error) {
 
 // SubmitFenced is Submit for a caller whose right to make the change can
 // end, such as a replica that owns the change's bucket only while its Lease
-// lives. After a write that carried the change was lost (412, or no
-// answer), the change is applied again only if owns still reports true;
-// otherwise it fails with ErrFenced. A write already in flight is fenced by
-// the server: it carries If-Match.
+// lives. Before every write that would carry the change (the first one, and
+// each one after a lost write: 412, or no answer) owns is asked; when it
+// reports false the change fails with ErrFenced instead. A write already in
+// flight is fenced by the server: it carries If-Match.
 func (c *Client) SubmitFenced(ch Change, owns func() bool, notify func()) (*Pending, error) {
 	if err := ch.Validate(); err != nil {
 		return nil, err

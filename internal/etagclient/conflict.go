@@ -49,12 +49,8 @@ func (c *Client) afterLoss(batch []*op, lost putOutcome) []*op {
 	}
 	now := c.cfg.clock.Now()
 	rest := batch[:0:0]
-	for _, o := range batch {
-		if o.owns != nil && !o.owns() {
-			c.cfg.observer.Write(WriteError)
-			c.finish(o, outcome{err: fmt.Errorf("update %s: %w", c.safeURL, ErrFenced)})
-			continue
-		}
+	// Fenced changes fail now rather than after the backoff.
+	for _, o := range c.dropFenced(batch) {
 		if o.read || !c.cfg.conflict.spent(o.attempts, now.Sub(o.submitted)) {
 			rest = append(rest, o)
 			continue

@@ -57,6 +57,18 @@ func (c *Client) cycle(batch []*op) ([]*op, outcome) {
 			c.cfg.observer.Write(WriteUnchanged)
 			return batch, outcome{snap: c.cache.snapshot()}
 		}
+		// A fenced change is written only while its caller still has the
+		// right to make it, asked before every write that would carry it,
+		// the first included: it may have waited in the queue or in a
+		// backoff since it was submitted. The write is computed again
+		// without the changes that lost it.
+		if rest := c.dropFenced(batch); len(rest) != len(batch) {
+			if batch = rest; len(batch) == 0 {
+				return nil, outcome{}
+			}
+			needRead = false
+			continue
+		}
 
 		for _, o := range batch {
 			if !o.read {
@@ -204,6 +216,21 @@ func itemDiff(before, after []string) (added, removed []string) {
 		added = append([]string(nil), after[j:]...)
 	}
 	return added, removed
+}
+
+// dropFenced fails, with ErrFenced, the changes whose owns reports false,
+// and returns the others.
+func (c *Client) dropFenced(batch []*op) []*op {
+	rest := batch[:0:0]
+	for _, o := range batch {
+		if !o.read && o.owns != nil && !o.owns() {
+			c.cfg.observer.Write(WriteError)
+			c.finish(o, outcome{err: fmt.Errorf("update %s: %w", c.safeURL, ErrFenced)})
+			continue
+		}
+		rest = append(rest, o)
+	}
+	return rest
 }
 
 func anyRead(batch []*op) bool {

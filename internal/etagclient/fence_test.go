@@ -58,3 +58,34 @@ func TestFencedChangeIsNotReappliedAfterALostWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestFencedChangeIsNotWrittenOnceOwnershipEnded: the fence is asked before
+// the first write too. A change that waited (in the queue, behind the
+// batch interval) while its caller lost the right to make it fails with
+// ErrFenced and is never sent; a change that already holds on the read is
+// done, since nothing needs writing.
+func TestFencedChangeIsNotWrittenOnceOwnershipEnded(t *testing.T) {
+	srv := startListServer(t, `["a"]`, nil)
+	c, _ := ownedClient(t, srv.url(), noTransportRetries)
+	var owned atomic.Bool // false from the start: the change waited too long
+	p, err := c.SubmitFenced(etagclient.Change{Add: []string{"x"}}, owned.Load, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitDone(t, "fenced add", p); !errors.Is(err, etagclient.ErrFenced) {
+		t.Fatalf("err = %v, want ErrFenced", err)
+	}
+	if n := srv.count(http.MethodPut); n != 0 {
+		t.Fatalf("%d PUTs, want none: a fenced change was written", n)
+	}
+	held, err := c.SubmitFenced(etagclient.Change{Add: []string{"a"}}, owned.Load, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitDone(t, "add that already holds", held); err != nil {
+		t.Fatalf("err = %v, want nil: the ID is already on the list", err)
+	}
+	if got := srv.stored(); got != `["a"]` {
+		t.Fatalf("stored %s, want the list untouched", got)
+	}
+}
