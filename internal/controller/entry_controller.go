@@ -392,6 +392,19 @@ func (r *EntryReconciler) queueGained(gained []int) {
 // backoff) when the list appears, its spec changes or it turns Ready.
 func (r *EntryReconciler) entriesOfList(ctx context.Context, obj client.Object) []reconcile.Request {
 	xl, _ := obj.(*v1alpha1.ExternalList)
+	if xl == nil {
+		return nil
+	}
+	// An entry's bucket is hashed from its list's document while the list
+	// is in the cache, and without it once it is gone (see entryKey). On a
+	// delete event the cache no longer has the list, so the entries are
+	// keyed as their reconciles will key them: without it. Keyed by the
+	// deleted list, they would be queued only by a replica that then finds
+	// it does not own them, and a deleting entry would stay Terminating.
+	keyedBy := xl
+	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(xl), &v1alpha1.ExternalList{}); apierrors.IsNotFound(err) {
+		keyedBy = nil
+	}
 	var list v1alpha1.ListEntryList
 	if err := r.Client.List(ctx, &list, client.InNamespace(obj.GetNamespace()),
 		client.MatchingFields{listRefField: obj.GetName()}); err != nil {
@@ -400,7 +413,7 @@ func (r *EntryReconciler) entriesOfList(ctx context.Context, obj client.Object) 
 	reqs := make([]reconcile.Request, 0, len(list.Items))
 	for i := range list.Items {
 		e := &list.Items[i]
-		if xl != nil && !r.Owner.Owns(r.Owner.Bucket(entryKey(e, xl))) {
+		if !r.Owner.Owns(r.Owner.Bucket(entryKey(e, keyedBy))) {
 			continue // its owner's own watch queues it
 		}
 		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: e.Namespace, Name: e.Name}})

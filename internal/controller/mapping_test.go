@@ -1,0 +1,91 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+)
+
+// keyOwner owns exactly the buckets of the keys it was given: each key is
+// its own bucket, so a test can say which replica owns what.
+type keyOwner struct {
+	SoleOwner
+	keys  map[string]int
+	owned map[int]bool
+}
+
+func (o *keyOwner) Bucket(key string) int {
+	b, ok := o.keys[key]
+	if !ok {
+		b = len(o.keys) + 1
+		o.keys[key] = b
+	}
+	return b
+}
+
+func (o *keyOwner) Owns(b int) bool { return o.owned[b] }
+
+// TestEntriesOfListFollowTheirReconcilesKey: the ExternalList watch queues
+// an entry on the replica that its reconcile will find owns it. While the
+// list is in the cache that is the bucket of (document, ID); once the list
+// is deleted it is the bucket of (namespace, list, ID). Keyed by the
+// deleted list, the entry would go to a replica that then drops it as not
+// its own, and a deleting entry would stay Terminating.
+func TestEntriesOfListFollowTheirReconcilesKey(t *testing.T) {
+	xl := &v1alpha1.ExternalList{
+		ObjectMeta: metav1.ObjectMeta{Name: "l", Namespace: "ns"},
+		Spec:       v1alpha1.ExternalListSpec{URL: "https://lists.example.com/l"},
+	}
+	e := newListEntry("ns", "e", "l", "id-1")
+	build := func(objs ...client.Object) client.Client {
+		return fake.NewClientBuilder().WithScheme(testScheme).WithObjects(objs...).
+			WithIndex(&v1alpha1.ListEntry{}, listRefField, func(o client.Object) []string {
+				return []string{o.(*v1alpha1.ListEntry).Spec.ListRef.Name}
+			}).Build()
+	}
+	for _, tt := range []struct {
+		name        string
+		listInCache bool
+		ownsKeyOf   *v1alpha1.ExternalList // the key whose bucket this replica owns
+		want        int
+	}{
+		{"list present, this replica owns the entry by its document", true, xl, 1},
+		{"list present, another replica owns it", true, nil, 0},
+		{"list deleted, this replica owns the entry without it", false, nil, 1},
+		{"list deleted, the old document bucket is not the owner any more", false, xl, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			objs := []client.Object{e.DeepCopy()}
+			if tt.listInCache {
+				objs = append(objs, xl.DeepCopy())
+			}
+			o := &keyOwner{keys: map[string]int{}, owned: map[int]bool{}}
+			o.owned[o.Bucket(entryKey(e, tt.ownsKeyOf))] = true
+			r := &EntryReconciler{Client: build(objs...), Owner: o}
+			if got := r.entriesOfList(context.Background(), xl.DeepCopy()); len(got) != tt.want {
+				t.Fatalf("queued %v, want %d requests", got, tt.want)
+			}
+		})
+	}
+}
