@@ -124,6 +124,39 @@ func (m *ListMetrics) collect(ch chan<- prometheus.Metric, seen map[types.Namesp
 		seen[key] = true
 		emitList(ch, xl, statsOf(xl, entries.Items, now(), stuckAfter))
 	}
+	m.collectOrphans(ctx, ch, lists.Items, seen, now(), stuckAfter)
+}
+
+// collectOrphans reports entries stuck terminating whose ExternalList is
+// gone, under the name they refer to: they are the ones most likely stuck
+// (nothing else reports them), and the name is bounded by the lists that
+// existed. A series shows only while such entries exist.
+func (m *ListMetrics) collectOrphans(ctx context.Context, ch chan<- prometheus.Metric, lists []v1alpha1.ExternalList,
+	seen map[types.NamespacedName]bool, now time.Time, stuckAfter time.Duration) {
+	exists := make(map[types.NamespacedName]bool, len(lists))
+	for i := range lists {
+		exists[types.NamespacedName{Namespace: lists[i].Namespace, Name: lists[i].Name}] = true
+	}
+	var entries v1alpha1.ListEntryList
+	if err := m.Reader.List(ctx, &entries, client.UnsafeDisableDeepCopy); err != nil {
+		m.Log.Error(err, "per-list metrics: list entries")
+		return
+	}
+	stuck := map[types.NamespacedName]int{}
+	for i := range entries.Items {
+		e := &entries.Items[i]
+		key := types.NamespacedName{Namespace: e.Namespace, Name: e.Spec.ListRef.Name}
+		if isLive(e) || exists[key] || seen[key] || now.Sub(e.DeletionTimestamp.Time) <= stuckAfter {
+			continue
+		}
+		if m.Owner.Owns(m.Owner.Bucket(listKey(key.Namespace, key.Name))) {
+			stuck[key]++
+		}
+	}
+	for key, n := range stuck {
+		seen[key] = true
+		ch <- prometheus.MustNewConstMetric(metrics.ListEntriesStuckTerminatingDesc, prometheus.GaugeValue, float64(n), key.Namespace, key.Name)
+	}
 }
 
 // statsOf computes a list's gauges from its status and its entries.

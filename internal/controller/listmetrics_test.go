@@ -206,6 +206,21 @@ func TestListMetrics(t *testing.T) {
 		}
 		return nil
 	})
+
+	// An entry stuck deleting still counts once its list is gone, under
+	// the name it refers to: nothing else would report it.
+	deleteObj(t, good)
+	waitGone(t, good, 30*time.Second)
+	eventually(t, 30*time.Second, "the stuck entry of the deleted list", func() error {
+		got := gatherLists(t, reg, ns)
+		if v, ok := got.get(metrics.ListEntriesStuckTerminatingName, "good"); !ok || v != 1 {
+			return fmt.Errorf("stuck terminating{good} = %v (present %t), want 1: %v", v, ok, got)
+		}
+		if _, ok := got.get(metrics.ListReadyName, "good/Ready"); ok {
+			return fmt.Errorf("the deleted list still has a ready series: %v", got)
+		}
+		return nil
+	})
 }
 
 // TestListMetricsOwnerOnly checks that a replica exports only the lists
