@@ -18,6 +18,7 @@ package main
 
 import (
 	"io"
+	"slices"
 
 	"github.com/go-logr/logr"
 	"go.uber.org/zap/zapcore"
@@ -35,4 +36,19 @@ func defaultLogOptions() zap.Options {
 // newLogger builds the manager's logger from o, writing to w.
 func newLogger(o *zap.Options, w io.Writer) logr.Logger {
 	return zap.New(zap.UseFlagOptions(o), zap.WriteTo(w))
+}
+
+// newAuditLogger builds the logger of the audit trail (one record per
+// committed list write) from the same options, so it keeps their encoder
+// and time format, with two differences: it logs whatever
+// --zap-log-level says, and it is never sampled. controller-runtime's
+// production logger drops all but 1 in 100 records of one message after
+// the first 100 in a second, and an audit trail must keep every record.
+// Its sampler is skipped when the level enables debug, so the audit logger
+// enables every level; it only ever logs at Info.
+func newAuditLogger(o *zap.Options, w io.Writer) logr.Logger {
+	a := *o
+	a.ZapOpts = slices.Clone(o.ZapOpts)
+	a.Level = zapcore.Level(-128)
+	return newLogger(&a, w).WithName("audit")
 }

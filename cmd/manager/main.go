@@ -162,6 +162,7 @@ func run() error {
 		return fmt.Errorf("add membership: %w", err)
 	}
 	if err := controller.Setup(mgr, controller.Options{
+		AuditLog:                newAuditLogger(&zapOpts, os.Stderr),
 		MaxConcurrentReconciles: o.maxConcurrent,
 		ClientOptions:           o.clientOptions(),
 		AllowedHosts:            splitList(o.allowedHosts),

@@ -114,3 +114,37 @@ func TestLogFlagsOverride(t *testing.T) {
 		t.Errorf("with --zap-encoder=console --zap-log-level=debug got %q, want a console debug line", out)
 	}
 }
+
+// TestAuditLogKeepsEveryRecord: the manager's own logger samples (after
+// 100 records of one message in a second it keeps 1 in 100) and honours
+// --zap-log-level; the audit logger must do neither. 1,000 commits in a
+// burst give 1,000 records, even at --zap-log-level=error.
+func TestAuditLogKeepsEveryRecord(t *testing.T) {
+	o := defaultLogOptions()
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	o.BindFlags(fs)
+	if err := fs.Parse([]string{"--zap-log-level=error"}); err != nil {
+		t.Fatal(err)
+	}
+	var audit, plain bytes.Buffer
+	al, pl := newAuditLogger(&o, &audit), newLogger(&defaultOpts, &plain)
+	const n = 1000
+	for i := range n {
+		al.Info("list write committed", "n", i)
+		pl.Info("list write committed", "n", i)
+	}
+	lines := strings.Split(strings.TrimSpace(audit.String()), "\n")
+	if len(lines) != n {
+		t.Fatalf("audit logger wrote %d records of %d", len(lines), n)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(lines[n-1]), &rec); err != nil || rec["logger"] != "audit" || rec["level"] != "info" {
+		t.Fatalf("last audit record %s (%v), want JSON at info from logger audit", lines[n-1], err)
+	}
+	// The control: the manager's logger does sample, so this test can tell.
+	if got := strings.Count(plain.String(), "\n"); got >= n {
+		t.Fatalf("the manager's logger kept %d of %d records: it no longer samples, and this test proves nothing", got, n)
+	}
+}
+
+var defaultOpts = defaultLogOptions()

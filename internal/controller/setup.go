@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/util/workqueue"
+	"github.com/go-logr/logr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -36,6 +37,10 @@ type Options struct {
 	// limiter (the backoff of failed reconciles); it is called once per
 	// controller. Default: controller-runtime's.
 	NewRateLimiter func() workqueue.TypedRateLimiter[reconcile.Request]
+	// AuditLog receives one Info record per committed list write. It
+	// should be neither sampled nor filtered by level (cmd/manager builds
+	// such a logger). Default: the manager's logger, named "audit".
+	AuditLog logr.Logger
 	// Identity names this replica in the audit log of committed writes.
 	// Default: the Owner's identity (a membership.Member's), else POD_NAME,
 	// else the host name.
@@ -66,12 +71,15 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if o.Identity == "" {
 		o.Identity = defaultIdentity(o.Owner)
 	}
+	if o.AuditLog.GetSink() == nil {
+		o.AuditLog = mgr.GetLogger().WithName("audit")
+	}
 	lists := &ListClients{
 		Cached:       mgr.GetClient(),
 		Live:         mgr.GetAPIReader(),
 		Options:      o.ClientOptions,
 		AllowedHosts: o.AllowedHosts,
-		Audit:        &Audit{Log: mgr.GetLogger().WithName("audit"), Lists: mgr.GetClient(), Replica: o.Identity},
+		Audit:        &Audit{Log: o.AuditLog, Lists: mgr.GetClient(), Replica: o.Identity},
 	}
 	// The list clients outlive the controllers' workers: a change in
 	// flight at shutdown still completes (the membership drains it) before
