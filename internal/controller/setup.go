@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/client-go/util/workqueue"
 	"github.com/go-logr/logr"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
