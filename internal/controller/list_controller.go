@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,6 +29,19 @@ import (
 // ETag, counts) is refreshed between resyncs. A refresh costs one
 // conditional GET, usually answered 304.
 const statusRefreshInterval = time.Minute
+
+// listRateLimiter is the ExternalList controller's default work-queue rate
+// limiter: controller-runtime's (per-item exponential backoff from 5 ms,
+// and an overall 10/s, burst 100), but with the backoff capped at
+// statusRefreshInterval instead of 1,000 s. A list that failed for a while
+// keeps being checked every minute, so it sees the end of an outage within
+// a minute; its entries, queued when it turns Ready, follow at once.
+func listRateLimiter() workqueue.TypedRateLimiter[reconcile.Request] {
+	return workqueue.NewTypedMaxOfRateLimiter(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](5*time.Millisecond, statusRefreshInterval),
+		&workqueue.TypedBucketRateLimiter[reconcile.Request]{Limiter: rate.NewLimiter(rate.Limit(10), 100)},
+	)
+}
 
 // ListReconciler checks that an ExternalList's document is reachable and
 // well-formed, reports its state, and corrects drift every resync interval.
@@ -334,12 +348,16 @@ func (r *ListReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := indexLists(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
+	newRateLimiter := r.NewRateLimiter
+	if newRateLimiter == nil {
+		newRateLimiter = listRateLimiter
+	}
 	r.Owner.OnGained(r.queueGained)
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.ExternalList{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, reconcileRequested()))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.listsOfSecret), builder.OnlyMetadata).
 		WatchesRawSource(r.queue.source()).
-		WithOptions(controllerOptions(r.MaxConcurrentReconciles, r.NewRateLimiter)).
+		WithOptions(controllerOptions(r.MaxConcurrentReconciles, newRateLimiter)).
 		Named("externallist").
 		Complete(r)
 }

@@ -19,10 +19,13 @@ package controller
 import (
 	"context"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 )
@@ -87,5 +90,25 @@ func TestEntriesOfListFollowTheirReconcilesKey(t *testing.T) {
 				t.Fatalf("queued %v, want %d requests", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestListBackoffIsCapped: a list that keeps failing is retried at least
+// every statusRefreshInterval, not after controller-runtime's 1,000 s cap,
+// so the end of an outage is seen within a minute (and its entries follow
+// at once, see TestImmediateReconcile).
+func TestListBackoffIsCapped(t *testing.T) {
+	rl := listRateLimiter()
+	req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "l"}}
+	var last time.Duration
+	for range 40 {
+		last = rl.When(req)
+	}
+	if last != statusRefreshInterval {
+		t.Fatalf("after 40 failures the list waits %s, want the cap %s", last, statusRefreshInterval)
+	}
+	rl.Forget(req)
+	if first := rl.When(req); first > time.Second {
+		t.Fatalf("after a success the first retry waits %s, want the short start of the backoff", first)
 	}
 }
