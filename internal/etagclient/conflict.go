@@ -50,12 +50,18 @@ func (c *Client) afterLoss(batch []*op, lost putOutcome) []*op {
 	now := c.cfg.clock.Now()
 	rest := batch[:0:0]
 	// Fenced changes fail now rather than after the backoff.
+	spent := false
 	for _, o := range c.dropFenced(batch) {
 		if o.read || !c.cfg.conflict.spent(o.attempts, now.Sub(o.submitted)) {
 			rest = append(rest, o)
 			continue
 		}
-		c.cfg.observer.Write(WriteError)
+		if !spent {
+			// One failed cycle, however many of its changes ran out:
+			// the write outcomes count cycles.
+			c.cfg.observer.Write(WriteError)
+			spent = true
+		}
 		var err error
 		if lost == putConflict {
 			err = fmt.Errorf("update %s: %w: %d attempts lost to other writers", c.safeURL, ErrConflictRetriesExhausted, o.attempts)

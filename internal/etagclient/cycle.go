@@ -219,12 +219,13 @@ func itemDiff(before, after []string) (added, removed []string) {
 }
 
 // dropFenced fails, with ErrFenced, the changes whose owns reports false,
-// and returns the others.
+// and returns the others. A fenced change is not counted as a write error:
+// fencing is what a handover of its bucket does, not a failure of the list.
 func (c *Client) dropFenced(batch []*op) []*op {
 	rest := batch[:0:0]
 	for _, o := range batch {
 		if !o.read && o.owns != nil && !o.owns() {
-			c.cfg.observer.Write(WriteError)
+			// Not a write error: the change moved to another owner.
 			c.finish(o, outcome{err: fmt.Errorf("update %s: %w", c.safeURL, ErrFenced)})
 			continue
 		}

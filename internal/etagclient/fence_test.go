@@ -2,9 +2,11 @@ package etagclient_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 )
@@ -87,5 +89,52 @@ func TestFencedChangeIsNotWrittenOnceOwnershipEnded(t *testing.T) {
 	}
 	if got := srv.stored(); got != `["a"]` {
 		t.Fatalf("stored %s, want the list untouched", got)
+	}
+}
+
+// TestWriteErrorsCountCycles: the write outcomes count cycles, so that
+// listkeeper_list_writes_total{result="error"} over all results is a share
+// of cycles. A cycle whose many changes all run out of conflict retries is
+// one error, and a fenced change (its bucket moved) is none.
+func TestWriteErrorsCountCycles(t *testing.T) {
+	srv := startListServer(t, `[]`, func(s *listServer, w http.ResponseWriter, r *http.Request, _ int) bool {
+		if r.Method != http.MethodPut {
+			return false
+		}
+		s.otherWriter(nil) // every write loses to another writer
+		w.WriteHeader(http.StatusPreconditionFailed)
+		return true
+	})
+	var obs etagclient.Counters
+	c, _ := ownedClient(t, srv.url(), etagclient.WithConflictPolicy(tinyPolicy(2)), noTransportRetries,
+		etagclient.WithObserver(&obs), etagclient.WithBatchInterval(50*time.Millisecond))
+	var fenced atomic.Bool
+	fenced.Store(true)
+	var pending []*etagclient.Pending
+	for i := range 10 {
+		p, err := c.SubmitFenced(etagclient.Change{Add: []string{fmt.Sprintf("id-%d", i)}}, func() bool { return true }, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending = append(pending, p)
+	}
+	for _, p := range pending {
+		if _, err := waitDone(t, "add", p); !errors.Is(err, etagclient.ErrConflictRetriesExhausted) {
+			t.Fatalf("err = %v, want ErrConflictRetriesExhausted", err)
+		}
+	}
+	if batches, errs := obs.Batches.Load(), obs.Errors.Load(); errs < 1 || errs > batches/2 {
+		t.Fatalf("%d errors for %d PUTs of 10 changes that ran out in 2 attempts each: want one per failed cycle", errs, batches)
+	}
+	before := obs.Errors.Load()
+	p, err := c.SubmitFenced(etagclient.Change{Add: []string{"moved"}}, func() bool { return !fenced.Load() }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitDone(t, "fenced add", p); !errors.Is(err, etagclient.ErrFenced) {
+		t.Fatalf("err = %v, want ErrFenced", err)
+	}
+	if n := obs.Errors.Load() - before; n != 0 {
+		t.Fatalf("a fenced change counted %d write errors, want 0", n)
 	}
 }
