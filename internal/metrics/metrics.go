@@ -133,7 +133,7 @@ var (
 	// ListLastSyncDesc: status.lastSyncTime as Unix seconds; absent before
 	// the first successful read.
 	ListLastSyncDesc = prometheus.NewDesc(ListLastSyncName,
-		"When the list was last read or written successfully (status.lastSyncTime), in Unix seconds.", listLabels, nil)
+		"When the list's last resync (read, compare, correct drift) succeeded (status.lastSyncTime), in Unix seconds.", listLabels, nil)
 	// ListEntriesPendingDesc: live entries whose Synced condition is not
 	// True.
 	ListEntriesPendingDesc = prometheus.NewDesc(ListEntriesPendingName,
