@@ -32,8 +32,10 @@ const (
 	ListModeAdditive ListMode = "Additive"
 
 	// ListModeExclusive makes the operator the owner of the whole list: at
-	// every resync the list is made equal to the IDs of the live ListEntries
-	// that refer to the ExternalList, so any other ID is removed.
+	// every resync the foreign IDs on the list (those that no live ListEntry
+	// of any ExternalList naming the same document holds) are reported in
+	// the status, then removed by name. An ID another writer adds meanwhile
+	// is reported and removed by a later resync.
 	ListModeExclusive ListMode = "Exclusive"
 )
 

@@ -58,17 +58,35 @@ func liveIDs(list string, entries []v1alpha1.ListEntry) []string {
 
 // driftChange returns the change that corrects drift between the IDs on the
 // list and the live entries' IDs: the missing IDs of this list's own
-// entries (live) are added; in Exclusive mode every ID that no entry of any
-// ExternalList naming the same document holds (keep, a superset of live)
-// is removed too. A list adds only its own entries' IDs: another list of
-// the same document may use other credentials, which may not work. ok is
-// false when there is no drift.
+// entries (live) are added; in Exclusive mode the foreign IDs on the list,
+// those that no entry of any ExternalList naming the same document holds
+// (keep, a superset of live), are removed by name. A list adds only its own
+// entries' IDs: another list of the same document may use other
+// credentials, which may not work. ok is false when there is no drift.
+//
+// The removal names exactly the foreign IDs of onList, never "every ID but
+// keep": the client applies a change again to a fresh read after a 412, and
+// an ID another writer added meanwhile was never reported (announceRemoval)
+// and must stay until a later resync sees it and reports it. A foreign item
+// that cannot be named in a change (see removable) stays on the list.
 func driftChange(mode v1alpha1.ListMode, onList, live, keep []string) (etagclient.Change, bool) {
 	ch := etagclient.Change{Add: missing(live, onList)}
 	if mode == v1alpha1.ListModeExclusive {
-		ch.RetainOnly = append(append([]string{}, keep...), missing(live, keep)...)
+		for _, id := range missing(foreignIDs(onList, keep), live) {
+			if removable(id) {
+				ch.Remove = append(ch.Remove, id)
+			}
+		}
 	}
 	return ch, !etagclient.Holds(onList, ch)
+}
+
+// removable reports whether id can be named in a removal: the list client
+// refuses a change that names an empty ID or one longer than
+// etagclient.MaxIDLength, and a foreign writer may have put such an item on
+// the list.
+func removable(id string) bool {
+	return (etagclient.Change{Remove: []string{id}}).Validate() == nil
 }
 
 // missing returns the IDs of want that are not in have, in want's order.

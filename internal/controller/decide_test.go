@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,18 +120,21 @@ func TestDriftChange(t *testing.T) {
 			want: etagclient.Change{Add: []string{"a"}}, drift: true},
 		{name: "additive: no entries", mode: add, onList: []string{"x"}, live: []string{}, drift: false},
 		{name: "empty mode is additive", mode: "", onList: []string{"x"}, live: []string{}, drift: false},
-		{name: "exclusive: in sync", mode: excl, onList: []string{"b", "a"}, live: []string{"a", "b"},
-			want: etagclient.Change{RetainOnly: []string{"a", "b"}}, drift: false},
-		{name: "exclusive: foreign ID removed", mode: excl, onList: []string{"a", "x"}, live: []string{"a"},
-			want: etagclient.Change{RetainOnly: []string{"a"}}, drift: true},
+		{name: "exclusive: in sync", mode: excl, onList: []string{"b", "a"}, live: []string{"a", "b"}, drift: false},
+		{name: "exclusive: foreign ID removed by name", mode: excl, onList: []string{"a", "x"}, live: []string{"a"},
+			want: etagclient.Change{Remove: []string{"x"}}, drift: true},
 		{name: "exclusive: missing added and foreign removed", mode: excl, onList: []string{"x"}, live: []string{"a"},
-			want: etagclient.Change{Add: []string{"a"}, RetainOnly: []string{"a"}}, drift: true},
+			want: etagclient.Change{Add: []string{"a"}, Remove: []string{"x"}}, drift: true},
 		{name: "exclusive: no entries empties the list", mode: excl, onList: []string{"x", "y"}, live: nil,
-			want: etagclient.Change{RetainOnly: []string{}}, drift: true},
-		{name: "exclusive: no entries and empty list", mode: excl, onList: []string{}, live: nil,
-			want: etagclient.Change{RetainOnly: []string{}}, drift: false},
+			want: etagclient.Change{Remove: []string{"x", "y"}}, drift: true},
+		{name: "exclusive: a foreign ID twice on the list is removed once by name", mode: excl, onList: []string{"x", "a", "x"},
+			live: []string{"a"}, want: etagclient.Change{Remove: []string{"x"}}, drift: true},
+		{name: "exclusive: no entries and empty list", mode: excl, onList: []string{}, live: nil, drift: false},
 		{name: "exclusive: duplicates on the list are not drift by themselves", mode: excl, onList: []string{"a", "a"},
-			live: []string{"a"}, want: etagclient.Change{RetainOnly: []string{"a"}}, drift: false},
+			live: []string{"a"}, drift: false},
+		{name: "exclusive: a foreign item no change can name stays", mode: excl,
+			onList: []string{"", "x", strings.Repeat("z", etagclient.MaxIDLength+1)}, live: nil,
+			want: etagclient.Change{Remove: []string{"x"}}, drift: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -141,11 +145,13 @@ func TestDriftChange(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("change (-want +got):\n%s", diff)
 			}
-			if tc.mode == excl && got.RetainOnly == nil {
-				t.Errorf("exclusive mode must set RetainOnly (nil means leave other IDs alone)")
+			// RetainOnly would apply to whatever the client reads after a
+			// 412 and remove IDs never announced: never in any mode.
+			if got.RetainOnly != nil {
+				t.Errorf("driftChange must not set RetainOnly, got %v", got.RetainOnly)
 			}
-			if tc.mode != excl && got.RetainOnly != nil {
-				t.Errorf("additive mode must not set RetainOnly, got %v", got.RetainOnly)
+			if err := got.Validate(); err != nil {
+				t.Errorf("the change is invalid: %v", err)
 			}
 			// Applying the change must leave the list in sync.
 			if drift {
@@ -270,5 +276,28 @@ func TestDriftChangeSharedDocument(t *testing.T) {
 	ch, _ = driftChange(v1alpha1.ListModeAdditive, onList, live, keep)
 	if got, _ := etagclient.Apply(onList, ch); strings.Join(got, ",") != "mine,theirs,foreign,new-mine" {
 		t.Errorf("Additive on a shared document: %v", got)
+	}
+}
+
+// TestDriftChangeLeavesLateIDs: the Exclusive change is re-applied by the
+// client to a fresh read after a 412. An ID that another writer added after
+// the read the change was decided from was never announced, so the change
+// must leave it, and remove exactly the announced foreign IDs.
+func TestDriftChangeLeavesLateIDs(t *testing.T) {
+	onList := []string{"mine", "f1", "theirs", "f2"}
+	live, keep := []string{"mine", "new-mine"}, []string{"mine", "theirs"}
+	ch, drift := driftChange(v1alpha1.ListModeExclusive, onList, live, keep)
+	if !drift {
+		t.Fatal("no drift found")
+	}
+	if diff := cmp.Diff([]string{"f1", "f2"}, ch.Remove); diff != "" {
+		t.Errorf("Remove (-want +got):\n%s", diff)
+	}
+	// Another writer adds "late" before the write lands: the 412 makes the
+	// client apply ch to this newer list.
+	newer := append(slices.Clone(onList), "late")
+	got, _ := etagclient.Apply(newer, ch)
+	if strings.Join(got, ",") != "mine,theirs,late,new-mine" {
+		t.Errorf("after the retried write: %v, want [mine theirs late new-mine]: the late ID was never announced", got)
 	}
 }

@@ -185,9 +185,18 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 
 // documentIDs returns the IDs of the live entries of every ExternalList,
 // in any namespace this replica watches, that names the same document as
-// xl: reference counts are per document, so Exclusive mode on one of them
-// must keep the others' IDs.
+// xl, as the cache shows them: reference counts are per document, so
+// Exclusive mode on one of them must keep the others' IDs.
 func (r *ListReconciler) documentIDs(ctx context.Context, xl *v1alpha1.ExternalList) ([]string, error) {
+	return r.documentHolders(ctx, r.Client, xl, false)
+}
+
+// documentHolders returns the sorted, de-duplicated IDs of the live entries
+// of every ExternalList that names xl's document (xl's own too, unless
+// skipSelf), reading the entries through entries: the cache, or the API
+// server (APIReader) when the answer must not trail it. The ExternalLists
+// come from the cache, which indexes them by document.
+func (r *ListReconciler) documentHolders(ctx context.Context, entries client.Reader, xl *v1alpha1.ExternalList, skipSelf bool) ([]string, error) {
 	var lists v1alpha1.ExternalListList
 	if err := r.Client.List(ctx, &lists, client.MatchingFields{documentField: documentKey(xl)}); err != nil {
 		return nil, fmt.Errorf("list ExternalLists: %w", err)
@@ -195,12 +204,15 @@ func (r *ListReconciler) documentIDs(ctx context.Context, xl *v1alpha1.ExternalL
 	var ids []string
 	for i := range lists.Items {
 		other := &lists.Items[i]
-		var entries v1alpha1.ListEntryList
-		if err := r.Client.List(ctx, &entries, client.InNamespace(other.Namespace),
+		if skipSelf && other.UID == xl.UID {
+			continue
+		}
+		var held v1alpha1.ListEntryList
+		if err := entries.List(ctx, &held, client.InNamespace(other.Namespace),
 			client.MatchingFields{listRefField: other.Name}); err != nil {
 			return nil, fmt.Errorf("list entries: %w", err)
 		}
-		ids = append(ids, liveIDs(other.Name, entries.Items)...)
+		ids = append(ids, liveIDs(other.Name, held.Items)...)
 	}
 	slices.Sort(ids)
 	return slices.Compact(ids), nil
@@ -212,36 +224,41 @@ func (r *ListReconciler) resyncDue(s *listScope) bool {
 }
 
 // correctDrift makes the list hold every live entry's ID (and, in Exclusive
-// mode, nothing else) in one combined write, then re-checks what it changed
-// against the API server, which the cache may trail.
+// mode, none of the foreign IDs it read) in one combined write, then
+// re-checks what it changed against the API server, which the cache may
+// trail, and reads the list again for the status.
 //
 // Before it removes foreign IDs (Exclusive mode) it reports them: status
 // (foreignItemCount, Reconciling) and a Normal event go out before the
-// write that removes them.
+// write that removes them, and the write removes exactly those (see
+// driftChange). An ID another writer adds while the write is retried is
+// left alone; it is foreign at the next resync, and reported then.
 func (r *ListReconciler) correctDrift(ctx context.Context, s *listScope) error {
 	ch, drift := driftChange(s.list.EffectiveMode(), s.snap.Items, s.live, s.keep)
 	if drift {
 		if err := r.announceRemoval(ctx, s, ch); err != nil {
 			return err
 		}
-		res, err := s.client.Update(ctx, ch)
+		if _, err := s.client.Update(ctx, ch); err != nil {
+			return err
+		}
+		undone, held, err := r.recheck(ctx, s, ch)
 		if err != nil {
 			return err
 		}
-		removed := missing(s.snap.Items, append(append([]string(nil), s.keep...), ch.Add...))
-		if ch.RetainOnly == nil {
-			removed = nil
-		}
-		if err := r.recheck(ctx, s, ch.Add, removed, ch.RetainOnly != nil); err != nil {
+		snap, err := s.client.Read(ctx)
+		if err != nil {
 			return err
 		}
-		s.list.Status.ItemCount = int32(res.Items)
-		s.list.Status.ETag = res.ETag
-		if ch.RetainOnly != nil {
-			s.list.Status.ForeignItemCount = 0 // the list now holds only entries' IDs
+		st := &s.list.Status
+		st.ItemCount = int32(len(snap.Items))
+		st.ETag = snap.ETag
+		st.ForeignItemCount = int32(len(foreignIDs(snap.Items, held)))
+		if snap.Exists {
+			s.msg = fmt.Sprintf("list has %d items, %d entries point at it", len(snap.Items), st.EntryCount)
 		}
 		r.Recorder.Eventf(s.list, nil, corev1.EventTypeNormal, v1alpha1.ReasonDriftCorrected, "Resync",
-			"%s", driftMessage(ch.Add, removed))
+			"%s", driftMessage(missing(ch.Add, undone.Remove), missing(ch.Remove, undone.Add)))
 	}
 	now := metav1.NewTime(r.now())
 	s.list.Status.LastSyncTime = &now
@@ -250,18 +267,18 @@ func (r *ListReconciler) correctDrift(ctx context.Context, s *listScope) error {
 }
 
 // announceRemoval reports the foreign IDs a drift correction is about to
-// remove: Reconciling=True and foreignItemCount in a status patch, and a
-// Normal event, both before the write. Nothing is announced when ch
-// removes nothing.
+// remove (ch.Remove, exactly what the write removes): Reconciling=True and
+// foreignItemCount in a status patch, and a Normal event, both before the
+// write. Nothing is announced when ch removes nothing.
 func (r *ListReconciler) announceRemoval(ctx context.Context, s *listScope, ch etagclient.Change) error {
-	if ch.RetainOnly == nil {
+	if len(ch.Remove) == 0 {
 		return nil
 	}
-	foreign := missing(foreignIDs(s.snap.Items, s.keep), s.live)
-	if len(foreign) == 0 {
-		return nil
+	msg := fmt.Sprintf("removing %d foreign IDs (%s): mode is Exclusive", len(ch.Remove), namedIDs(ch.Remove))
+	if stay := len(missing(missing(foreignIDs(s.snap.Items, s.keep), s.live), ch.Remove)); stay > 0 {
+		msg += fmt.Sprintf("; %d foreign items stay: an empty ID, or one longer than %d characters, cannot be removed by name",
+			stay, etagclient.MaxIDLength)
 	}
-	msg := fmt.Sprintf("removing %d foreign IDs (%s): mode is Exclusive", len(foreign), namedIDs(foreign))
 	s.conditions().reconciling(v1alpha1.ReasonProgressing, msg)
 	r.Recorder.Eventf(s.list, nil, corev1.EventTypeNormal, v1alpha1.ReasonProgressing, "Resync", "%s", msg)
 	if err := r.patchStatus(ctx, s); err != nil {
@@ -271,34 +288,27 @@ func (r *ListReconciler) announceRemoval(ctx context.Context, s *listScope, ch e
 	return nil
 }
 
-// recheck undoes the part of a drift correction that live entries no longer
-// justify: an added ID whose entries were all deleted meanwhile comes off,
-// and a removed ID that a new entry holds goes back. exclusive says the
-// correction kept only the cached entries' IDs.
-func (r *ListReconciler) recheck(ctx context.Context, s *listScope, added, removed []string, exclusive bool) error {
-	if len(added) == 0 && len(removed) == 0 {
-		return nil
+// recheck undoes the part of a drift correction ch that live entries no
+// longer justify, reading them from the API server, which the cache may
+// trail: an added ID that no live entry of any ExternalList naming the
+// document holds any more comes off, and a removed ID that one holds now (a
+// new entry, whose add found the ID on the list and changed nothing) goes
+// back. The holders are counted per document, so an ID that another list's
+// entry holds is never left off. It returns the repair it wrote (zero when
+// none was needed) and the IDs held.
+func (r *ListReconciler) recheck(ctx context.Context, s *listScope, ch etagclient.Change) (etagclient.Change, []string, error) {
+	held, err := r.documentHolders(ctx, r.APIReader, s.list, false)
+	if err != nil {
+		return etagclient.Change{}, nil, fmt.Errorf("re-check entries: %w", err)
 	}
-	var entries v1alpha1.ListEntryList
-	if err := r.APIReader.List(ctx, &entries, client.InNamespace(s.list.Namespace),
-		client.MatchingFields{listRefField: s.list.Name}); err != nil {
-		return fmt.Errorf("re-check entries: %w", err)
-	}
-	live := liveIDs(s.list.Name, entries.Items)
-	repair := etagclient.Change{Add: intersect(removed, live), Remove: missing(added, live)}
-	if exclusive {
-		// Fix: the write kept only the cached entries' IDs, applied to a
-		// read that may be newer than s.snap (after a 412), so it may have
-		// taken off an ID that a new entry added meanwhile and that
-		// s.snap never showed. Every live ID must be put back, not only
-		// those removed from s.snap.
-		repair.Add = live
-	}
+	repair := etagclient.Change{Add: intersect(ch.Remove, held), Remove: missing(ch.Add, held)}
 	if repair.IsZero() {
-		return nil
+		return repair, held, nil
 	}
-	_, err := s.client.Update(ctx, repair)
-	return err
+	if _, err := s.client.Update(ctx, repair); err != nil {
+		return etagclient.Change{}, nil, err
+	}
+	return repair, held, nil
 }
 
 func intersect(a, b []string) []string {

@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -30,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/etagclient"
 )
 
 // The ExternalList's deletionPolicy. Orphan (the default): the list carries
@@ -115,6 +115,13 @@ func (r *ListReconciler) reconcileDeletionPolicy(ctx context.Context, xl *v1alph
 // document still holds, and reports whether it wrote. The entries are read
 // from the API server, not the cache, so an entry created just before the
 // deletion is not missed.
+//
+// Those held IDs are read before the write, which 412s and their backoff
+// can delay: an entry of another list created meanwhile finds its ID still
+// on the list, so its add changes nothing and it reports Ready, and then
+// the write takes the ID off. So after the write the other lists' entries
+// are read again from the API server, and any removed ID they hold is put
+// back in one change.
 func (r *ListReconciler) removeEntryIDs(ctx context.Context, xl *v1alpha1.ExternalList) (bool, error) {
 	cl, _, err := r.Lists.For(ctx, xl)
 	if err != nil {
@@ -140,34 +147,32 @@ func (r *ListReconciler) removeEntryIDs(ctx context.Context, xl *v1alpha1.Extern
 	if !res.Written {
 		return false, nil // they were off already: nothing to announce
 	}
-	r.Recorder.Eventf(xl, nil, corev1.EventTypeNormal, v1alpha1.ReasonRemoved, "Delete",
-		"deletionPolicy Delete: %d IDs of this list's entries are off the list (%d items left)", len(ch.Remove), res.Items)
+	held, err := r.otherListsIDs(ctx, xl)
+	if err != nil {
+		return true, fmt.Errorf("re-check the other ExternalLists' entries after removing %d IDs: %w", len(ch.Remove), err)
+	}
+	restore := etagclient.Change{Add: intersect(ch.Remove, held)}
+	if !restore.IsZero() {
+		if res, err = cl.Update(ctx, restore); err != nil {
+			return true, fmt.Errorf("put back %d IDs that another ExternalList's entries hold: %w", len(restore.Add), err)
+		}
+	}
+	msg := fmt.Sprintf("deletionPolicy Delete: %d IDs of this list's entries are off the list (%d items left)",
+		len(ch.Remove)-len(restore.Add), res.Items)
+	if len(restore.Add) > 0 {
+		msg += fmt.Sprintf("; %d put back (%s): an entry of another ExternalList naming the same document holds them",
+			len(restore.Add), namedIDs(restore.Add))
+	}
+	r.Recorder.Eventf(xl, nil, corev1.EventTypeNormal, v1alpha1.ReasonRemoved, "Delete", "%s", msg)
 	return true, nil
 }
 
 // otherListsIDs returns the IDs of the live entries of every other
-// ExternalList that names xl's document: reference counts are per document,
-// so deleting one of them must keep what the others hold.
+// ExternalList that names xl's document, read from the API server:
+// reference counts are per document, so deleting one of them must keep
+// what the others hold.
 func (r *ListReconciler) otherListsIDs(ctx context.Context, xl *v1alpha1.ExternalList) ([]string, error) {
-	var lists v1alpha1.ExternalListList
-	if err := r.Client.List(ctx, &lists, client.MatchingFields{documentField: documentKey(xl)}); err != nil {
-		return nil, fmt.Errorf("list ExternalLists: %w", err)
-	}
-	var ids []string
-	for i := range lists.Items {
-		other := &lists.Items[i]
-		if other.UID == xl.UID {
-			continue
-		}
-		var entries v1alpha1.ListEntryList
-		if err := r.APIReader.List(ctx, &entries, client.InNamespace(other.Namespace),
-			client.MatchingFields{listRefField: other.Name}); err != nil {
-			return nil, fmt.Errorf("list entries: %w", err)
-		}
-		ids = append(ids, liveIDs(other.Name, entries.Items)...)
-	}
-	slices.Sort(ids)
-	return slices.Compact(ids), nil
+	return r.documentHolders(ctx, r.APIReader, xl, true)
 }
 
 // cleanupFailed reports a failed cleanup on Ready and as a Warning event
