@@ -63,11 +63,18 @@ var _ reconcile.Reconciler = (*EntryReconciler)(nil)
 
 // entryScope is the state of one reconcile of one entry.
 type entryScope struct {
-	entry  *v1alpha1.ListEntry
-	before *v1alpha1.ListEntry // for the status patch
-	list   *v1alpha1.ExternalList
-	bucket int
+	entry     *v1alpha1.ListEntry
+	before    *v1alpha1.ListEntry // for the status patch
+	list      *v1alpha1.ExternalList
+	bucket    int
+	submitted bool // this reconcile handed a change to the list client
 }
+
+// progressGrace is how long a change may be in flight before its entry
+// says so (Ready=Unknown, Reconciling=True). Most changes commit well
+// within it, and their entry then goes straight to its outcome: one status
+// write instead of two.
+const progressGrace = time.Second
 
 // +kubebuilder:rbac:groups=listkeeper.dev,resources=listentries,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=listkeeper.dev,resources=listentries/status,verbs=get;update;patch
@@ -237,6 +244,16 @@ func (r *EntryReconciler) change(s *entryScope, cl *etagclient.Client, key strin
 		return etagclient.Result{}, true, err
 	}
 	r.flights.put(name, &flight{uid: entry.UID, add: add, id: entry.Spec.ID, key: key, pending: pending})
+	s.submitted = true
+	// Still in flight after the grace: queue the entry, so that its status
+	// says so. Done by then, the completion has queued it already.
+	time.AfterFunc(progressGrace, func() {
+		select {
+		case <-pending.Done():
+		default:
+			r.queue.add(req)
+		}
+	})
 	return etagclient.Result{}, false, nil
 }
 
@@ -331,7 +348,14 @@ func (s *entryScope) conditions() conditions {
 // known: an entry Ready=True stays so while its ID is confirmed again (a
 // resync, a forced reconcile), and a failed one keeps its reason while it
 // is retried, so a retry costs no status write.
+//
+// A change this reconcile just handed over is not reported yet: if it is
+// still in flight after progressGrace, the entry is queued again and
+// reported then (see change).
 func (s *entryScope) inFlight(msg string) {
+	if s.submitted {
+		return
+	}
 	if c := s.conditions(); !c.hasOutcome() {
 		c.progressing(msg)
 	}

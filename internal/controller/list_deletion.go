@@ -144,18 +144,26 @@ func (r *ListReconciler) removeEntryIDs(ctx context.Context, xl *v1alpha1.Extern
 	if err != nil {
 		return false, fmt.Errorf("remove the IDs of %d entries: %w", len(ch.Remove), err)
 	}
-	if !res.Written {
-		return false, nil // they were off already: nothing to announce
-	}
+	// Re-check even when the write reports nothing written: a write whose
+	// answer was lost (a timeout) and that the next read found applied
+	// settles as "already held", and may still have removed an ID that a
+	// new holder took up meanwhile.
 	held, err := r.otherListsIDs(ctx, xl)
 	if err != nil {
 		return true, fmt.Errorf("re-check the other ExternalLists' entries after removing %d IDs: %w", len(ch.Remove), err)
 	}
+	removed := res.Written
 	restore := etagclient.Change{Add: intersect(ch.Remove, held)}
 	if !restore.IsZero() {
 		if res, err = cl.Update(ctx, restore); err != nil {
 			return true, fmt.Errorf("put back %d IDs that another ExternalList's entries hold: %w", len(restore.Add), err)
 		}
+		if !res.Written {
+			restore = etagclient.Change{} // they were on the list: nothing was put back
+		}
+	}
+	if !removed && restore.IsZero() {
+		return false, nil // they were off already: nothing to announce
 	}
 	msg := fmt.Sprintf("deletionPolicy Delete: %d IDs of this list's entries are off the list (%d items left)",
 		len(ch.Remove)-len(restore.Add), res.Items)
