@@ -161,5 +161,5 @@ var storeCodeClass = map[string]error{
 // not only the object, is missing: the codes storeCodeClass files under
 // ErrNotFound.
 func containerMissing(code string) bool {
-	return storeCodeClass[code] == ErrNotFound
+	return errors.Is(storeCodeClass[code], ErrNotFound)
 }
