@@ -192,10 +192,7 @@ var ErrNotDone = errors.New("change not complete yet")
 // client's goroutine: it must return quickly and must not call back into the
 // Client.
 func (c *Client) Submit(ch Change, notify func()) (*Pending, error) {
-	if err := ch.Validate(); err != nil {
-		return nil, err
-	}
-	return &Pending{op: c.submit(ch, false, notify, nil)}, nil
+	return c.SubmitFenced(ch, nil, notify)
 }
 
 // SubmitFenced is Submit for a caller whose right to make the change can
@@ -208,8 +205,7 @@ func (c *Client) SubmitFenced(ch Change, owns func() bool, notify func()) (*Pend
 	if err := ch.Validate(); err != nil {
 		return nil, err
 	}
-	p := &Pending{op: c.submit(ch, false, notify, owns)}
-	return p, nil
+	return &Pending{op: c.submit(ch, false, notify, owns)}, nil
 }
 
 // Read returns the list as it is now, revalidating the cached copy with
