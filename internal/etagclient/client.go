@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"sync"
 	"time"
@@ -26,10 +27,10 @@ type Client struct {
 	pointer Pointer
 	cfg     config
 	http    *retryablehttp.Client
-	// ownTransport is set when the Client built its own transport (for a TLS
-	// config), so Close may drop its idle connections. The shared transport
-	// and a caller's are left alone: other lists use them.
-	ownTransport bool
+	// ownTransport is the transport the Client built for itself (for a TLS
+	// config), so Close may drop its idle connections; nil otherwise. The
+	// shared transport and a caller's are left alone: other lists use them.
+	ownTransport *http.Transport
 
 	ctx    context.Context // canceled by Close
 	cancel context.CancelFunc
@@ -120,25 +121,8 @@ func (c *Client) Close() {
 	for _, o := range c.takePending(false) {
 		c.finish(o, outcome{err: c.errClosed()})
 	}
-	if c.ownTransport {
-		// http.Client.CloseIdleConnections reaches a transport only
-		// through its own CloseIdleConnections method, which
-		// countingTransport does not have: ask the wrapped one.
-		next := c.http.HTTPClient.Transport
-		for {
-			switch t := next.(type) {
-			case *countingTransport:
-				next = t.next
-				continue
-			case *signingTransport:
-				next = t.next
-				continue
-			}
-			break
-		}
-		if ci, ok := next.(interface{ CloseIdleConnections() }); ok {
-			ci.CloseIdleConnections()
-		}
+	if c.ownTransport != nil {
+		c.ownTransport.CloseIdleConnections()
 	}
 }
 
