@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"sync"
 	"time"
@@ -26,10 +27,10 @@ type Client struct {
 	pointer Pointer
 	cfg     config
 	http    *retryablehttp.Client
-	// ownTransport is set when the Client built its own transport (for a TLS
-	// config), so Close may drop its idle connections. The shared transport
-	// and a caller's are left alone: other lists use them.
-	ownTransport bool
+	// ownTransport is the transport the Client built for itself (for a TLS
+	// config), so Close may drop its idle connections; nil otherwise. The
+	// shared transport and a caller's are left alone: other lists use them.
+	ownTransport *http.Transport
 
 	ctx    context.Context // canceled by Close
 	cancel context.CancelFunc
@@ -120,25 +121,8 @@ func (c *Client) Close() {
 	for _, o := range c.takePending(false) {
 		c.finish(o, outcome{err: c.errClosed()})
 	}
-	if c.ownTransport {
-		// http.Client.CloseIdleConnections reaches a transport only
-		// through its own CloseIdleConnections method, which
-		// countingTransport does not have: ask the wrapped one.
-		next := c.http.HTTPClient.Transport
-		for {
-			switch t := next.(type) {
-			case *countingTransport:
-				next = t.next
-				continue
-			case *signingTransport:
-				next = t.next
-				continue
-			}
-			break
-		}
-		if ci, ok := next.(interface{ CloseIdleConnections() }); ok {
-			ci.CloseIdleConnections()
-		}
+	if c.ownTransport != nil {
+		c.ownTransport.CloseIdleConnections()
 	}
 }
 
@@ -192,10 +176,7 @@ var ErrNotDone = errors.New("change not complete yet")
 // client's goroutine: it must return quickly and must not call back into the
 // Client.
 func (c *Client) Submit(ch Change, notify func()) (*Pending, error) {
-	if err := ch.Validate(); err != nil {
-		return nil, err
-	}
-	return &Pending{op: c.submit(ch, false, notify, nil)}, nil
+	return c.SubmitFenced(ch, nil, notify)
 }
 
 // SubmitFenced is Submit for a caller whose right to make the change can
@@ -208,8 +189,7 @@ func (c *Client) SubmitFenced(ch Change, owns func() bool, notify func()) (*Pend
 	if err := ch.Validate(); err != nil {
 		return nil, err
 	}
-	p := &Pending{op: c.submit(ch, false, notify, owns)}
-	return p, nil
+	return &Pending{op: c.submit(ch, false, notify, owns)}, nil
 }
 
 // Read returns the list as it is now, revalidating the cached copy with

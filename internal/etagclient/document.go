@@ -207,7 +207,7 @@ func (d *Document) rewrite(plan editPlan) (*Document, error) {
 			arr = append(arr, ',')
 		}
 		at := d.start + len(arr)
-		arr = append(arr, d.raw[d.spans[2*i]:d.spans[2*i+1]]...)
+		arr = append(arr, d.ItemBytes(i)...)
 		items = append(items, it)
 		spans = append(spans, int32(at), int32(d.start+len(arr)))
 	}

@@ -158,7 +158,8 @@ var storeCodeClass = map[string]error{
 }
 
 // containerMissing reports a store code that says the bucket or container,
-// not only the object, is missing.
+// not only the object, is missing: the codes storeCodeClass files under
+// ErrNotFound.
 func containerMissing(code string) bool {
-	return code == "NoSuchBucket" || code == "ContainerNotFound"
+	return errors.Is(storeCodeClass[code], ErrNotFound)
 }

@@ -15,13 +15,7 @@ package etagclient
 // document just read (see Settled), and returns the ops still to do. When
 // only reads are left, they are finished too and nil is returned.
 func (c *Client) settleOnRead(batch []*op) []*op {
-	chs := make([]Change, 0, len(batch))
-	for _, o := range batch {
-		if !o.read {
-			chs = append(chs, o.change)
-		}
-	}
-	held := Settled(c.cache.items(), chs)
+	held := Settled(c.cache.items(), changes(batch))
 	snap := c.cache.snapshot()
 	rest := batch[:0:0]
 	i := 0

@@ -24,11 +24,11 @@ var sharedTransport = func() *http.Transport {
 	return t
 }()
 
-// newHTTPClient builds the retrying HTTP client of one Client, and reports
-// whether its transport is the Client's own (built for a TLS config).
-func newHTTPClient(cfg *config, origin *url.URL) (*retryablehttp.Client, bool) {
+// newHTTPClient builds the retrying HTTP client of one Client, and returns
+// the transport it built for the Client alone (for a TLS config), or nil.
+func newHTTPClient(cfg *config, origin *url.URL) (*retryablehttp.Client, *http.Transport) {
 	var hc http.Client
-	own := false
+	var own *http.Transport
 	switch {
 	case cfg.httpClient != nil:
 		hc = *cfg.httpClient
@@ -36,7 +36,7 @@ func newHTTPClient(cfg *config, origin *url.URL) (*retryablehttp.Client, bool) {
 		t := sharedTransport.Clone()
 		t.TLSClientConfig = cfg.tlsConfig.Clone()
 		hc.Transport = t
-		own = true
+		own = t
 	default:
 		hc.Transport = sharedTransport
 	}

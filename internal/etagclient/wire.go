@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -192,10 +193,7 @@ func (c *Client) put(ctx context.Context, next *Document, pre precondition) (put
 	code := resp.StatusCode
 	switch {
 	case code == http.StatusOK || code == http.StatusCreated || code == http.StatusNoContent:
-		etag, err := ParseETag(resp.Header)
-		if err != nil {
-			etag = ""
-		}
+		etag, _ := ParseETag(resp.Header) // "" on every error
 		gen, _ := parseGeneration(resp.Header)
 		if (c.cfg.byGeneration && gen == "") || (!c.cfg.byGeneration && etag == "") {
 			c.cfg.log.V(1).Info("PUT answer carried no usable version; the next change re-reads", "url", c.safeURL)
@@ -221,12 +219,7 @@ func (c *Client) put(ctx context.Context, next *Document, pre precondition) (put
 // isConflict reports whether the server declared code a lost race, as S3
 // and Azure do with 409.
 func (c *Client) isConflict(code int) bool {
-	for _, s := range c.cfg.conflictStatuses {
-		if s == code {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(c.cfg.conflictStatuses, code)
 }
 
 // location returns the redirect target of resp, redacted, for messages.

@@ -468,12 +468,12 @@ func (m *Member) observe(obj any) {
 	}
 	now := m.opts.Clock.Now()
 	m.mu.Lock()
-	p, ok := m.peers[l.Name]
-	switch {
-	case !ok:
-		m.peers[l.Name] = &peer{identity: *l.Spec.HolderIdentity, claims: claims, rv: l.ResourceVersion, seen: m.firstSeen(l, now)}
-	case p.rv != l.ResourceVersion:
-		m.peers[l.Name] = &peer{identity: *l.Spec.HolderIdentity, claims: claims, rv: l.ResourceVersion, seen: now}
+	if p, ok := m.peers[l.Name]; !ok || p.rv != l.ResourceVersion {
+		seen := now
+		if !ok {
+			seen = m.firstSeen(l, now)
+		}
+		m.peers[l.Name] = &peer{identity: *l.Spec.HolderIdentity, claims: claims, rv: l.ResourceVersion, seen: seen}
 	}
 	m.mu.Unlock()
 	m.poke()

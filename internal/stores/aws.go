@@ -30,7 +30,7 @@ func awsOptions(ctx context.Context, a *v1alpha1.AWSAuth, secret SecretFunc) ([]
 		service = "s3"
 	}
 	var provider aws.CredentialsProvider
-	fp := fingerprint("aws-default-chain", map[string]string{"region": a.Region, "service": service})
+	var fp string
 	if a.SecretRef != nil {
 		vals, err := keys(ctx, secret, a.SecretRef.Name, []string{AWSAccessKeyID, AWSSecretAccessKey}, AWSSessionToken)
 		if err != nil {
@@ -45,6 +45,7 @@ func awsOptions(ctx context.Context, a *v1alpha1.AWSAuth, secret SecretFunc) ([]
 			return nil, "", fmt.Errorf("%w: AWS default credential chain: %w", ErrSpec, err)
 		}
 		provider = cfg.Credentials
+		fp = fingerprint("aws-default-chain", map[string]string{"region": a.Region, "service": service})
 	}
 	s := &awsSigner{
 		creds:   aws.NewCredentialsCache(provider),

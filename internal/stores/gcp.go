@@ -21,7 +21,7 @@ const gcsScope = "https://www.googleapis.com/auth/devstorage.read_write"
 
 func gcpOptions(ctx context.Context, g *v1alpha1.GCPAuth, secret SecretFunc) ([]etagclient.Option, string, error) {
 	var creds *google.Credentials
-	fp := fingerprint("gcp-adc", nil)
+	var fp string
 	// The token source outlives this call: it refreshes tokens for as long
 	// as the client lives.
 	bg := context.WithoutCancel(ctx)
@@ -42,7 +42,7 @@ func gcpOptions(ctx context.Context, g *v1alpha1.GCPAuth, secret SecretFunc) ([]
 		if err != nil {
 			return nil, "", fmt.Errorf("%w: Google Application Default Credentials: %w", ErrSpec, err)
 		}
-		creds = c
+		creds, fp = c, fingerprint("gcp-adc", nil)
 	}
 	return []etagclient.Option{
 		etagclient.WithSigner(bearer{oauth2.ReuseTokenSource(nil, creds.TokenSource)}),

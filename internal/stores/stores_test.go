@@ -53,6 +53,29 @@ func newClient(t *testing.T, rawURL string, auth *v1alpha1.StoreAuth, sec stores
 	return c, nil
 }
 
+// raceAdds has three clients, built as newClient does, add eight IDs each
+// ("r<client>-g<goroutine>") from concurrent goroutines, and waits for all.
+func raceAdds(t *testing.T, rawURL string, auth *v1alpha1.StoreAuth, sec stores.SecretFunc, extra ...etagclient.Option) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for r := range 3 {
+		c, err := newClient(t, rawURL, auth, sec, extra...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for g := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := c.Update(context.Background(), etagclient.Change{Add: []string{fmt.Sprintf("r%d-g%d", r, g)}}); err != nil {
+					t.Errorf("update: %v", err)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+}
+
 // TestS3 writes a list through S3 (gofakes3 behind a SigV4 verifier) with
 // the credentials of a Secret: three clients race, nothing is lost; bad
 // credentials, an expired session token, a wrong region and a missing
@@ -68,23 +91,7 @@ func TestS3(t *testing.T) {
 	}})
 	auth := &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{Region: s3fake.DefaultRegion, SecretRef: &v1alpha1.SecretReference{Name: "aws"}}}
 
-	var wg sync.WaitGroup
-	for r := range 3 {
-		c, err := newClient(t, url, auth, good, etagclient.WithItemsPointer("/items"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for g := range 8 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if _, err := c.Update(context.Background(), etagclient.Change{Add: []string{fmt.Sprintf("r%d-g%d", r, g)}}); err != nil {
-					t.Errorf("update: %v", err)
-				}
-			}()
-		}
-	}
-	wg.Wait()
+	raceAdds(t, url, auth, good, etagclient.WithItemsPointer("/items"))
 	body, _, err := s3.GetObject("lists", "allow.json")
 	if err != nil {
 		t.Fatal(err)
@@ -221,23 +228,7 @@ func TestGCS(t *testing.T) {
 	}
 	auth := &v1alpha1.StoreAuth{GCP: &v1alpha1.GCPAuth{SecretRef: &v1alpha1.SecretReference{Name: "gcp"}}}
 	sec := secrets(map[string]map[string]string{"gcp": {stores.GCPCredentialsKey: string(key)}})
-	var wg sync.WaitGroup
-	for r := range 3 {
-		c, err := newClient(t, gcsSrv.URL+"/lists/allow.json", auth, sec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for g := range 8 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if _, err := c.Update(context.Background(), etagclient.Change{Add: []string{fmt.Sprintf("r%d-g%d", r, g)}}); err != nil {
-					t.Errorf("update: %v", err)
-				}
-			}()
-		}
-	}
-	wg.Wait()
+	raceAdds(t, gcsSrv.URL+"/lists/allow.json", auth, sec)
 	body, _, _ := gcs.Get("/lists/allow.json")
 	doc, err := etagclient.ParseDocument(body, nil)
 	if err != nil {
@@ -282,23 +273,7 @@ func TestAzureSharedKey(t *testing.T) {
 	url := az.BlobURL("lists", "allow.json")
 	auth := &v1alpha1.StoreAuth{Azure: &v1alpha1.AzureAuth{SharedKey: &v1alpha1.AzureSharedKey{SecretRef: v1alpha1.SecretReference{Name: "az"}}}}
 	good := secrets(map[string]map[string]string{"az": {stores.AzureAccountName: azurite.AccountName, stores.AzureAccountKey: azurite.AccountKey}})
-	var wg sync.WaitGroup
-	for r := range 3 {
-		c, err := newClient(t, url, auth, good, etagclient.WithItemsPointer("/items"), etagclient.WithCreateIfMissing(true))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for g := range 8 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if _, err := c.Update(ctx, etagclient.Change{Add: []string{fmt.Sprintf("r%d-g%d", r, g)}}); err != nil {
-					t.Errorf("update: %v", err)
-				}
-			}()
-		}
-	}
-	wg.Wait()
+	raceAdds(t, url, auth, good, etagclient.WithItemsPointer("/items"), etagclient.WithCreateIfMissing(true))
 	reader, err := newClient(t, url, auth, good, etagclient.WithItemsPointer("/items"))
 	if err != nil {
 		t.Fatal(err)
