@@ -199,14 +199,10 @@ func (r *ListReconciler) cleanupFailed(ctx context.Context, xl *v1alpha1.Externa
 
 // patchListFinalizer adds or removes the cleanup finalizer with an
 // optimistic lock, so it never drops a finalizer another controller added
-// meanwhile.
+// meanwhile (see patchFinalizer).
 func (r *ListReconciler) patchListFinalizer(ctx context.Context, xl *v1alpha1.ExternalList, edit func(client.Object, string) bool) error {
-	patch := client.MergeFromWithOptions(xl.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	if !edit(xl, v1alpha1.FinalizerName) {
-		return nil
-	}
-	if err := r.Client.Patch(ctx, xl, patch); err != nil {
-		return client.IgnoreNotFound(fmt.Errorf("patch finalizers: %w", err))
+	if err := patchFinalizer(ctx, r.Client, xl, edit); err != nil {
+		return fmt.Errorf("patch finalizers: %w", err)
 	}
 	return nil
 }

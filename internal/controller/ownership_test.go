@@ -45,7 +45,7 @@ func TestFinalizerPatchKeepsOtherFinalizers(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &EntryReconciler{Client: k8sClient, Owner: SoleOwner{}}
-	err := r.patchFinalizer(ctx, stale, controllerutil.AddFinalizer)
+	err := patchFinalizer(ctx, r.Client, stale, controllerutil.AddFinalizer)
 	if !apierrors.IsConflict(err) {
 		t.Fatalf("patch from a stale copy: err = %v, want a conflict", err)
 	}
