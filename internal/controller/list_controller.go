@@ -340,8 +340,11 @@ func (r *ListReconciler) fail(s *listScope, err error) {
 	r.Recorder.Eventf(s.list, nil, corev1.EventTypeWarning, reason, "Check", "%s", err.Error())
 }
 
-func (s *listScope) conditions() conditions {
-	return conditions{list: &s.list.Status.Conditions, observed: &s.list.Status.ObservedGeneration, generation: s.list.Generation}
+func (s *listScope) conditions() conditions { return listConditions(s.list) }
+
+// listConditions edits xl's status conditions for its current generation.
+func listConditions(xl *v1alpha1.ExternalList) conditions {
+	return conditions{list: &xl.Status.Conditions, observed: &xl.Status.ObservedGeneration, generation: xl.Generation}
 }
 
 // patchStatus writes the list's status when it changed (see patchStatus).
