@@ -159,7 +159,7 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 		return fmt.Errorf("list entries: %w", err)
 	}
 	s.live = liveIDs(s.list.Name, entries.Items)
-	if s.keep, err = r.documentIDs(ctx, s.list); err != nil {
+	if s.keep, err = r.documentIDs(ctx, s.list, s.live); err != nil {
 		return err
 	}
 	live := 0
@@ -186,9 +186,16 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 // documentIDs returns the IDs of the live entries of every ExternalList,
 // in any namespace this replica watches, that names the same document as
 // xl, as the cache shows them: reference counts are per document, so
-// Exclusive mode on one of them must keep the others' IDs.
-func (r *ListReconciler) documentIDs(ctx context.Context, xl *v1alpha1.ExternalList) ([]string, error) {
-	return r.documentHolders(ctx, r.Client, xl, false)
+// Exclusive mode on one of them must keep the others' IDs. live are xl's
+// own, which the caller has read already.
+func (r *ListReconciler) documentIDs(ctx context.Context, xl *v1alpha1.ExternalList, live []string) ([]string, error) {
+	ids, err := r.documentHolders(ctx, r.Client, xl, true)
+	if err != nil {
+		return nil, err
+	}
+	ids = append(ids, live...)
+	slices.Sort(ids)
+	return slices.Compact(ids), nil
 }
 
 // documentHolders returns the sorted, de-duplicated IDs of the live entries
