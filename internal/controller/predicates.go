@@ -68,3 +68,18 @@ func onlyUpdates(update func(event.UpdateEvent) bool) predicate.Predicate {
 		UpdateFunc:  update,
 	}
 }
+
+// specOrDeletionChanged passes creates and deletes, and updates that change
+// the spec (generation) or start a deletion. Status and finalizer updates,
+// which the controller makes itself, do not queue the object again.
+func specOrDeletionChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			if e.ObjectOld == nil || e.ObjectNew == nil {
+				return true
+			}
+			return e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() ||
+				e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero()
+		},
+	}
+}
