@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -408,4 +409,22 @@ func putCount(srv *fakeapi.Server) int64 {
 		n += c
 	}
 	return n
+}
+
+// fakeServer is a fake list server of one test, so that its request and
+// commit counts are the test's alone.
+type fakeServer struct {
+	srv *fakeapi.Server
+	url string
+}
+
+func newFakeServer(t *testing.T, opts ...fakeapi.Option) *fakeServer {
+	t.Helper()
+	srv, err := fakeapi.New(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	return &fakeServer{srv: srv, url: hs.URL}
 }
