@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -282,15 +283,6 @@ func mustDocItems(t *testing.T, srv *fakeapi.Server, path, pointer string) []str
 	return items
 }
 
-func contains(items []string, id string) bool {
-	for _, it := range items {
-		if it == id {
-			return true
-		}
-	}
-	return false
-}
-
 // waitOnList waits until id is (present) or is not (!present) on the list.
 func waitOnList(t *testing.T, srv *fakeapi.Server, path, pointer, id string, present bool, timeout time.Duration) {
 	t.Helper()
@@ -299,7 +291,7 @@ func waitOnList(t *testing.T, srv *fakeapi.Server, path, pointer, id string, pre
 		if err != nil {
 			return err
 		}
-		if contains(items, id) != present {
+		if slices.Contains(items, id) != present {
 			return fmt.Errorf("items: %v", items)
 		}
 		return nil

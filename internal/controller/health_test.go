@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -191,7 +192,7 @@ func TestKstatus(t *testing.T) {
 		})
 		waitKstatus(t, e, status.InProgressStatus)
 		requireConditions(t, e, "Unknown/Progressing", "True/Progressing", "")
-		if contains(mustDocItems(t, srv.Server, "/list", ""), "gated-a") {
+		if slices.Contains(mustDocItems(t, srv.Server, "/list", ""), "gated-a") {
 			t.Fatal("the ID is on the list while its write is held")
 		}
 

@@ -168,7 +168,7 @@ func TestImmediateReconcile(t *testing.T) {
 		if e.Status.LastHandledReconcileAt != "now" {
 			t.Errorf("lastHandledReconcileAt = %q, want %q", e.Status.LastHandledReconcileAt, "now")
 		}
-		if !contains(mustDocItems(t, srv.Server, "/list", ""), "retried-id") {
+		if !slices.Contains(mustDocItems(t, srv.Server, "/list", ""), "retried-id") {
 			t.Error("the ID is not on the list")
 		}
 	})
