@@ -168,12 +168,8 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 			live++
 		}
 	}
-	st := &s.list.Status
-	st.ETag = s.snap.ETag
-	st.ItemCount = int32(len(s.snap.Items))
-	st.EntryCount = int32(live)
-	st.ForeignItemCount = int32(len(foreignIDs(s.snap.Items, s.keep)))
-	s.msg = fmt.Sprintf("list has %d items, %d entries point at it", len(s.snap.Items), live)
+	s.list.Status.EntryCount = int32(live)
+	s.report(s.snap, s.keep)
 	if !s.snap.Exists {
 		s.msg = "the document does not exist yet; it is created with the first entry"
 		if !s.list.Spec.CreateIfMissing {
@@ -181,6 +177,20 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 		}
 	}
 	return nil
+}
+
+// report fills the status from a read of the document (its ETag, its
+// items, the foreign ones among them: those no live entry in keep holds)
+// and, when the document exists, the Ready message, which quotes
+// EntryCount as already set.
+func (s *listScope) report(snap etagclient.Snapshot, keep []string) {
+	st := &s.list.Status
+	st.ETag = snap.ETag
+	st.ItemCount = int32(len(snap.Items))
+	st.ForeignItemCount = int32(len(foreignIDs(snap.Items, keep)))
+	if snap.Exists {
+		s.msg = fmt.Sprintf("list has %d items, %d entries point at it", len(snap.Items), st.EntryCount)
+	}
 }
 
 // documentIDs returns the IDs of the live entries of every ExternalList,
@@ -257,13 +267,7 @@ func (r *ListReconciler) correctDrift(ctx context.Context, s *listScope) error {
 		if err != nil {
 			return err
 		}
-		st := &s.list.Status
-		st.ItemCount = int32(len(snap.Items))
-		st.ETag = snap.ETag
-		st.ForeignItemCount = int32(len(foreignIDs(snap.Items, held)))
-		if snap.Exists {
-			s.msg = fmt.Sprintf("list has %d items, %d entries point at it", len(snap.Items), st.EntryCount)
-		}
+		s.report(snap, held)
 		r.Recorder.Eventf(s.list, nil, corev1.EventTypeNormal, v1alpha1.ReasonDriftCorrected, "Resync",
 			"%s", driftMessage(missing(ch.Add, undone.Remove), missing(ch.Remove, undone.Add)))
 	}
