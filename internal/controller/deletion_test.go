@@ -79,19 +79,6 @@ func finalizers(t *testing.T, obj client.Object) []string {
 	return obj.GetFinalizers()
 }
 
-// setSpec patches an ExternalList's spec.
-func setSpec(t *testing.T, xl *v1alpha1.ExternalList, mutate func(*v1alpha1.ExternalListSpec)) {
-	t.Helper()
-	if err := k8sClient.Get(context.Background(), client.ObjectKeyFromObject(xl), xl); err != nil {
-		t.Fatal(err)
-	}
-	patch := client.MergeFrom(xl.DeepCopy())
-	mutate(&xl.Spec)
-	if err := k8sClient.Patch(context.Background(), xl, patch); err != nil {
-		t.Fatal(err)
-	}
-}
-
 const foreignFinalizer = "example.com/hold"
 
 // TestDeletionPolicyOrphan: with the default policy, deleting the

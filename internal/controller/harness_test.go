@@ -420,3 +420,16 @@ func newFakeServer(t *testing.T, opts ...fakeapi.Option) *fakeServer {
 	t.Cleanup(hs.Close)
 	return &fakeServer{srv: srv, url: hs.URL}
 }
+
+// setSpec reads an ExternalList and patches its spec with mutate.
+func setSpec(t *testing.T, xl *v1alpha1.ExternalList, mutate func(*v1alpha1.ExternalListSpec)) {
+	t.Helper()
+	if err := k8sClient.Get(context.Background(), client.ObjectKeyFromObject(xl), xl); err != nil {
+		t.Fatal(err)
+	}
+	patch := client.MergeFrom(xl.DeepCopy())
+	mutate(&xl.Spec)
+	if err := k8sClient.Patch(context.Background(), xl, patch); err != nil {
+		t.Fatal(err)
+	}
+}
