@@ -251,20 +251,3 @@ func TestMultibyteID(t *testing.T) {
 		t.Errorf("items = %v, want none", got)
 	}
 }
-
-// fakeServer is a fake list server of one test.
-type fakeServer struct {
-	srv *fakeapi.Server
-	url string
-}
-
-func newFakeServer(t *testing.T, opts ...fakeapi.Option) *fakeServer {
-	t.Helper()
-	srv, err := fakeapi.New(opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	return &fakeServer{srv: srv, url: hs.URL}
-}

@@ -68,25 +68,19 @@ func liveIDs(list string, entries []v1alpha1.ListEntry) []string {
 // keep": the client applies a change again to a fresh read after a 412, and
 // an ID another writer added meanwhile was never reported (announceRemoval)
 // and must stay until a later resync sees it and reports it. A foreign item
-// that cannot be named in a change (see removable) stays on the list.
+// that cannot be named in a change (see checkID: a foreign writer may have
+// put an empty ID, or one longer than etagclient.MaxIDLength, on the list)
+// stays on the list.
 func driftChange(mode v1alpha1.ListMode, onList, live, keep []string) (etagclient.Change, bool) {
 	ch := etagclient.Change{Add: missing(live, onList)}
 	if mode == v1alpha1.ListModeExclusive {
 		for _, id := range missing(foreignIDs(onList, keep), live) {
-			if removable(id) {
+			if checkID(id) == nil {
 				ch.Remove = append(ch.Remove, id)
 			}
 		}
 	}
 	return ch, !etagclient.Holds(onList, ch)
-}
-
-// removable reports whether id can be named in a removal: the list client
-// refuses a change that names an empty ID or one longer than
-// etagclient.MaxIDLength, and a foreign writer may have put such an item on
-// the list.
-func removable(id string) bool {
-	return (etagclient.Change{Remove: []string{id}}).Validate() == nil
 }
 
 // missing returns the IDs of want that are not in have, in want's order.

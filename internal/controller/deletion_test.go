@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -35,17 +34,11 @@ import (
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
 )
 
-// ownServer starts a fake list server of the test's own, so that its
-// request and commit counts are the test's alone.
+// ownServer is newFakeServer, as a server and its URL.
 func ownServer(t *testing.T, opts ...fakeapi.Option) (*fakeapi.Server, string) {
 	t.Helper()
-	srv, err := fakeapi.New(opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	return srv, hs.URL
+	fs := newFakeServer(t, opts...)
+	return fs.srv, fs.url
 }
 
 // createSynced creates entries (name = ID) on list and waits until each
@@ -84,19 +77,6 @@ func finalizers(t *testing.T, obj client.Object) []string {
 		t.Fatal(err)
 	}
 	return obj.GetFinalizers()
-}
-
-// setSpec patches an ExternalList's spec.
-func setSpec(t *testing.T, xl *v1alpha1.ExternalList, mutate func(*v1alpha1.ExternalListSpec)) {
-	t.Helper()
-	if err := k8sClient.Get(context.Background(), client.ObjectKeyFromObject(xl), xl); err != nil {
-		t.Fatal(err)
-	}
-	patch := client.MergeFrom(xl.DeepCopy())
-	mutate(&xl.Spec)
-	if err := k8sClient.Patch(context.Background(), xl, patch); err != nil {
-		t.Fatal(err)
-	}
 }
 
 const foreignFinalizer = "example.com/hold"

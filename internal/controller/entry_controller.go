@@ -113,7 +113,7 @@ func (r *EntryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return r.reconcileDelete(ctx, s)
 	}
 	if !controllerutil.ContainsFinalizer(entry, v1alpha1.FinalizerName) {
-		if err := r.patchFinalizer(ctx, entry, controllerutil.AddFinalizer); err != nil {
+		if err := patchFinalizer(ctx, r.Client, entry, controllerutil.AddFinalizer); err != nil {
 			return requeueOnConflict(err)
 		}
 		s.before = entry.DeepCopy()
@@ -294,19 +294,20 @@ func (r *EntryReconciler) getList(ctx context.Context, entry *v1alpha1.ListEntry
 	return xl, nil
 }
 
-// patchFinalizer adds or removes listkeeper's finalizer with an optimistic
-// lock: the patch carries the resourceVersion it was computed from, so it
-// can never drop a finalizer that another controller added meanwhile.
-func (r *EntryReconciler) patchFinalizer(ctx context.Context, entry *v1alpha1.ListEntry, edit func(client.Object, string) bool) error {
-	patch := client.MergeFromWithOptions(entry.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	if !edit(entry, v1alpha1.FinalizerName) {
+// patchFinalizer adds or removes listkeeper's finalizer on obj (a ListEntry
+// or an ExternalList) with an optimistic lock: the patch carries the
+// resourceVersion it was computed from, so it can never drop a finalizer
+// that another controller added meanwhile.
+func patchFinalizer(ctx context.Context, c client.Client, obj client.Object, edit func(client.Object, string) bool) error {
+	patch := client.MergeFromWithOptions(obj.DeepCopyObject().(client.Object), client.MergeFromWithOptimisticLock{})
+	if !edit(obj, v1alpha1.FinalizerName) {
 		return nil
 	}
-	return client.IgnoreNotFound(r.Client.Patch(ctx, entry, patch))
+	return client.IgnoreNotFound(c.Patch(ctx, obj, patch))
 }
 
 func (r *EntryReconciler) releaseFinalizer(ctx context.Context, entry *v1alpha1.ListEntry) error {
-	if err := r.patchFinalizer(ctx, entry, controllerutil.RemoveFinalizer); err != nil {
+	if err := patchFinalizer(ctx, r.Client, entry, controllerutil.RemoveFinalizer); err != nil {
 		return err
 	}
 	r.flights.forget(client.ObjectKeyFromObject(entry))

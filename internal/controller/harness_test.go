@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -281,15 +283,6 @@ func mustDocItems(t *testing.T, srv *fakeapi.Server, path, pointer string) []str
 	return items
 }
 
-func contains(items []string, id string) bool {
-	for _, it := range items {
-		if it == id {
-			return true
-		}
-	}
-	return false
-}
-
 // waitOnList waits until id is (present) or is not (!present) on the list.
 func waitOnList(t *testing.T, srv *fakeapi.Server, path, pointer, id string, present bool, timeout time.Duration) {
 	t.Helper()
@@ -298,7 +291,7 @@ func waitOnList(t *testing.T, srv *fakeapi.Server, path, pointer, id string, pre
 		if err != nil {
 			return err
 		}
-		if contains(items, id) != present {
+		if slices.Contains(items, id) != present {
 			return fmt.Errorf("items: %v", items)
 		}
 		return nil
@@ -408,4 +401,35 @@ func putCount(srv *fakeapi.Server) int64 {
 		n += c
 	}
 	return n
+}
+
+// fakeServer is a fake list server of one test, so that its request and
+// commit counts are the test's alone.
+type fakeServer struct {
+	srv *fakeapi.Server
+	url string
+}
+
+func newFakeServer(t *testing.T, opts ...fakeapi.Option) *fakeServer {
+	t.Helper()
+	srv, err := fakeapi.New(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	return &fakeServer{srv: srv, url: hs.URL}
+}
+
+// setSpec reads an ExternalList and patches its spec with mutate.
+func setSpec(t *testing.T, xl *v1alpha1.ExternalList, mutate func(*v1alpha1.ExternalListSpec)) {
+	t.Helper()
+	if err := k8sClient.Get(context.Background(), client.ObjectKeyFromObject(xl), xl); err != nil {
+		t.Fatal(err)
+	}
+	patch := client.MergeFrom(xl.DeepCopy())
+	mutate(&xl.Spec)
+	if err := k8sClient.Patch(context.Background(), xl, patch); err != nil {
+		t.Fatal(err)
+	}
 }

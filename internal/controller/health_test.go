@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -191,7 +192,7 @@ func TestKstatus(t *testing.T) {
 		})
 		waitKstatus(t, e, status.InProgressStatus)
 		requireConditions(t, e, "Unknown/Progressing", "True/Progressing", "")
-		if contains(mustDocItems(t, srv.Server, "/list", ""), "gated-a") {
+		if slices.Contains(mustDocItems(t, srv.Server, "/list", ""), "gated-a") {
 			t.Fatal("the ID is on the list while its write is held")
 		}
 
@@ -281,14 +282,7 @@ func TestExclusiveReportsForeignIDsBeforeRemoving(t *testing.T) {
 
 	setDoc(t, srv.Server, "/list", map[string]any{"items": []string{"a", "f1", "f2"}})
 	srv.hold()
-	if err := k8sClient.Get(context.Background(), client.ObjectKeyFromObject(xl), xl); err != nil {
-		t.Fatal(err)
-	}
-	patch := client.MergeFrom(xl.DeepCopy())
-	xl.Spec.Mode = v1alpha1.ListModeExclusive
-	if err := k8sClient.Patch(context.Background(), xl, patch); err != nil {
-		t.Fatal(err)
-	}
+	setSpec(t, xl, func(s *v1alpha1.ExternalListSpec) { s.Mode = v1alpha1.ListModeExclusive })
 
 	eventually(t, waitTimeout, "the removing PUT to reach the gate", func() error {
 		if srv.held.Load() == 0 {

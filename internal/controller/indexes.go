@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 )
@@ -51,19 +49,4 @@ func indexLists(ctx context.Context, idx client.FieldIndexer) error {
 		return fmt.Errorf("index %s: %w", documentField, err)
 	}
 	return nil
-}
-
-// specOrDeletionChanged passes creates and deletes, and updates that change
-// the spec (generation) or start a deletion. Status and finalizer updates,
-// which the controller makes itself, do not queue the object again.
-func specOrDeletionChanged() predicate.Predicate {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			if e.ObjectOld == nil || e.ObjectNew == nil {
-				return true
-			}
-			return e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() ||
-				e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero()
-		},
-	}
 }

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -104,13 +105,13 @@ func TestSharedID(t *testing.T) {
 
 	deleteObj(t, first)
 	waitGone(t, first, waitTimeout)
-	if got := mustDocItems(t, sharedLists, path, ""); !contains(got, "shared-id") {
+	if got := mustDocItems(t, sharedLists, path, ""); !slices.Contains(got, "shared-id") {
 		t.Fatalf("items after deleting one of two entries = %v; the ID must stay", got)
 	}
 
 	deleteObj(t, second)
 	waitGone(t, second, waitTimeout)
-	if got := mustDocItems(t, sharedLists, path, ""); contains(got, "shared-id") {
+	if got := mustDocItems(t, sharedLists, path, ""); slices.Contains(got, "shared-id") {
 		t.Fatalf("items after deleting both entries = %v; the ID must be gone", got)
 	}
 }
@@ -138,7 +139,7 @@ func TestListMissingOnDelete(t *testing.T) {
 		t.Errorf("RemoveSkipped note %q does not name the ID", ev.Note)
 	}
 	// The operator did not touch the document of a list it no longer knows.
-	if got := mustDocItems(t, sharedLists, path, ""); !contains(got, "orphan-id") {
+	if got := mustDocItems(t, sharedLists, path, ""); !slices.Contains(got, "orphan-id") {
 		t.Errorf("items = %v: the ID was removed from a list whose ExternalList is gone", got)
 	}
 }

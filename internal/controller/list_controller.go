@@ -159,7 +159,7 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 		return fmt.Errorf("list entries: %w", err)
 	}
 	s.live = liveIDs(s.list.Name, entries.Items)
-	if s.keep, err = r.documentIDs(ctx, s.list); err != nil {
+	if s.keep, err = r.documentIDs(ctx, s.list, s.live); err != nil {
 		return err
 	}
 	live := 0
@@ -168,12 +168,8 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 			live++
 		}
 	}
-	st := &s.list.Status
-	st.ETag = s.snap.ETag
-	st.ItemCount = int32(len(s.snap.Items))
-	st.EntryCount = int32(live)
-	st.ForeignItemCount = int32(len(foreignIDs(s.snap.Items, s.keep)))
-	s.msg = fmt.Sprintf("list has %d items, %d entries point at it", len(s.snap.Items), live)
+	s.list.Status.EntryCount = int32(live)
+	s.report(s.snap, s.keep)
 	if !s.snap.Exists {
 		s.msg = "the document does not exist yet; it is created with the first entry"
 		if !s.list.Spec.CreateIfMissing {
@@ -183,12 +179,33 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 	return nil
 }
 
+// report fills the status from a read of the document (its ETag, its
+// items, the foreign ones among them: those no live entry in keep holds)
+// and, when the document exists, the Ready message, which quotes
+// EntryCount as already set.
+func (s *listScope) report(snap etagclient.Snapshot, keep []string) {
+	st := &s.list.Status
+	st.ETag = snap.ETag
+	st.ItemCount = int32(len(snap.Items))
+	st.ForeignItemCount = int32(len(foreignIDs(snap.Items, keep)))
+	if snap.Exists {
+		s.msg = fmt.Sprintf("list has %d items, %d entries point at it", len(snap.Items), st.EntryCount)
+	}
+}
+
 // documentIDs returns the IDs of the live entries of every ExternalList,
 // in any namespace this replica watches, that names the same document as
 // xl, as the cache shows them: reference counts are per document, so
-// Exclusive mode on one of them must keep the others' IDs.
-func (r *ListReconciler) documentIDs(ctx context.Context, xl *v1alpha1.ExternalList) ([]string, error) {
-	return r.documentHolders(ctx, r.Client, xl, false)
+// Exclusive mode on one of them must keep the others' IDs. live are xl's
+// own, which the caller has read already.
+func (r *ListReconciler) documentIDs(ctx context.Context, xl *v1alpha1.ExternalList, live []string) ([]string, error) {
+	ids, err := r.documentHolders(ctx, r.Client, xl, true)
+	if err != nil {
+		return nil, err
+	}
+	ids = append(ids, live...)
+	slices.Sort(ids)
+	return slices.Compact(ids), nil
 }
 
 // documentHolders returns the sorted, de-duplicated IDs of the live entries
@@ -250,13 +267,7 @@ func (r *ListReconciler) correctDrift(ctx context.Context, s *listScope) error {
 		if err != nil {
 			return err
 		}
-		st := &s.list.Status
-		st.ItemCount = int32(len(snap.Items))
-		st.ETag = snap.ETag
-		st.ForeignItemCount = int32(len(foreignIDs(snap.Items, held)))
-		if snap.Exists {
-			s.msg = fmt.Sprintf("list has %d items, %d entries point at it", len(snap.Items), st.EntryCount)
-		}
+		s.report(snap, held)
 		r.Recorder.Eventf(s.list, nil, corev1.EventTypeNormal, v1alpha1.ReasonDriftCorrected, "Resync",
 			"%s", driftMessage(missing(ch.Add, undone.Remove), missing(ch.Remove, undone.Add)))
 	}
@@ -340,8 +351,11 @@ func (r *ListReconciler) fail(s *listScope, err error) {
 	r.Recorder.Eventf(s.list, nil, corev1.EventTypeWarning, reason, "Check", "%s", err.Error())
 }
 
-func (s *listScope) conditions() conditions {
-	return conditions{list: &s.list.Status.Conditions, observed: &s.list.Status.ObservedGeneration, generation: s.list.Generation}
+func (s *listScope) conditions() conditions { return listConditions(s.list) }
+
+// listConditions edits xl's status conditions for its current generation.
+func listConditions(xl *v1alpha1.ExternalList) conditions {
+	return conditions{list: &xl.Status.Conditions, observed: &xl.Status.ObservedGeneration, generation: xl.Generation}
 }
 
 // patchStatus writes the list's status when it changed (see patchStatus).

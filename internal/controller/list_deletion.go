@@ -191,22 +191,17 @@ func (r *ListReconciler) cleanupFailed(ctx context.Context, xl *v1alpha1.Externa
 	reason := reasonFor(err)
 	msg := "deletionPolicy Delete: the entries' IDs could not be removed, so the ExternalList stays until they are " +
 		"(set deletionPolicy to Orphan to let it go and leave them): " + err.Error()
-	conditions{list: &xl.Status.Conditions, observed: &xl.Status.ObservedGeneration, generation: xl.Generation}.failed(reason, msg)
+	listConditions(xl).failed(reason, msg)
 	r.Recorder.Eventf(xl, nil, corev1.EventTypeWarning, reason, "Delete", "%s", msg)
-	perr := patchStatus(ctx, r.Client, before, xl, before.Status, xl.Status)
-	return ctrl.Result{}, errors.Join(err, client.IgnoreNotFound(perr))
+	return ctrl.Result{}, errors.Join(err, patchStatus(ctx, r.Client, before, xl, before.Status, xl.Status))
 }
 
 // patchListFinalizer adds or removes the cleanup finalizer with an
 // optimistic lock, so it never drops a finalizer another controller added
-// meanwhile.
+// meanwhile (see patchFinalizer).
 func (r *ListReconciler) patchListFinalizer(ctx context.Context, xl *v1alpha1.ExternalList, edit func(client.Object, string) bool) error {
-	patch := client.MergeFromWithOptions(xl.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	if !edit(xl, v1alpha1.FinalizerName) {
-		return nil
-	}
-	if err := r.Client.Patch(ctx, xl, patch); err != nil {
-		return client.IgnoreNotFound(fmt.Errorf("patch finalizers: %w", err))
+	if err := patchFinalizer(ctx, r.Client, xl, edit); err != nil {
+		return fmt.Errorf("patch finalizers: %w", err)
 	}
 	return nil
 }

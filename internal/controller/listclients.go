@@ -171,9 +171,9 @@ func (r *ListClients) listURL(ctx context.Context, xl *v1alpha1.ExternalList) (s
 		return xl.Spec.URL, nil
 	}
 	ref := xl.Spec.URLFrom.SecretKeyRef
-	secret := &corev1.Secret{}
-	if err := r.Live.Get(ctx, types.NamespacedName{Namespace: xl.Namespace, Name: ref.Name}, secret); err != nil {
-		return "", secretError(ref.Name, err)
+	secret, err := r.secret(ctx, xl.Namespace, ref.Name)
+	if err != nil {
+		return "", err
 	}
 	v, ok := secret.Data[ref.Key]
 	if !ok {
@@ -223,9 +223,9 @@ func (r *ListClients) resolve(ctx context.Context, xl *v1alpha1.ExternalList) (s
 		etagclient.WithCreateIfMissing(xl.Spec.CreateIfMissing),
 	}
 	if name := xl.HeadersSecretName(); name != "" {
-		secret := &corev1.Secret{}
-		if err := r.Live.Get(ctx, types.NamespacedName{Namespace: xl.Namespace, Name: name}, secret); err != nil {
-			return "", nil, "", secretError(name, err)
+		secret, err := r.secret(ctx, xl.Namespace, name)
+		if err != nil {
+			return "", nil, "", err
 		}
 		headers, err := headersFrom(secret)
 		if err != nil {
@@ -300,12 +300,22 @@ func checkTransport(xl *v1alpha1.ExternalList, u *url.URL) error {
 // holds only their metadata).
 func (r *ListClients) secretData(namespace string) stores.SecretFunc {
 	return func(ctx context.Context, name string) (map[string][]byte, error) {
-		secret := &corev1.Secret{}
-		if err := r.Live.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, secret); err != nil {
-			return nil, secretError(name, err)
+		secret, err := r.secret(ctx, namespace, name)
+		if err != nil {
+			return nil, err
 		}
 		return secret.Data, nil
 	}
+}
+
+// secret reads a Secret from the API server (the cache holds only Secrets'
+// metadata); a missing one is a SecretNotFound configError.
+func (r *ListClients) secret(ctx context.Context, namespace, name string) (*corev1.Secret, error) {
+	secret := &corev1.Secret{}
+	if err := r.Live.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, secret); err != nil {
+		return nil, secretError(name, err)
+	}
+	return secret, nil
 }
 
 // headersFrom turns a Secret's keys into request headers. Values are never

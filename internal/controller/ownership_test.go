@@ -45,7 +45,7 @@ func TestFinalizerPatchKeepsOtherFinalizers(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &EntryReconciler{Client: k8sClient, Owner: SoleOwner{}}
-	err := r.patchFinalizer(ctx, stale, controllerutil.AddFinalizer)
+	err := patchFinalizer(ctx, r.Client, stale, controllerutil.AddFinalizer)
 	if !apierrors.IsConflict(err) {
 		t.Fatalf("patch from a stale copy: err = %v, want a conflict", err)
 	}
@@ -146,7 +146,7 @@ func TestReferenceCountsPerDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(t, a, waitTimeout)
-	if !contains(mustDocItems(t, lists.srv, "/shared", "/items"), "shared-id") {
+	if !slices.Contains(mustDocItems(t, lists.srv, "/shared", "/items"), "shared-id") {
 		t.Fatal("shared-id left the document although an entry in the other namespace holds it")
 	}
 
@@ -165,10 +165,10 @@ func TestReferenceCountsPerDocument(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if contains(items, "foreign") {
+		if slices.Contains(items, "foreign") {
 			return fmt.Errorf("items %v", items)
 		}
-		if !contains(items, "shared-id") || !contains(items, "b-id") {
+		if !slices.Contains(items, "shared-id") || !slices.Contains(items, "b-id") {
 			t.Fatalf("Exclusive mode on one list removed the other list's IDs: %v", items)
 		}
 		return nil

@@ -30,17 +30,12 @@ import (
 // an immediate reconcile gets through predicates that drop metadata-only
 // updates.
 func reconcileRequested() predicate.Predicate {
-	return predicate.Funcs{
-		CreateFunc:  func(event.CreateEvent) bool { return false },
-		DeleteFunc:  func(event.DeleteEvent) bool { return false },
-		GenericFunc: func(event.GenericEvent) bool { return false },
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			if e.ObjectOld == nil || e.ObjectNew == nil {
-				return false
-			}
-			return requestedAt(e.ObjectOld) != requestedAt(e.ObjectNew)
-		},
-	}
+	return onlyUpdates(func(e event.UpdateEvent) bool {
+		if e.ObjectOld == nil || e.ObjectNew == nil {
+			return false
+		}
+		return requestedAt(e.ObjectOld) != requestedAt(e.ObjectNew)
+	})
 }
 
 // requestedAt returns obj's listkeeper.dev/reconcile-requested-at value.
@@ -52,18 +47,39 @@ func requestedAt(obj client.Object) string {
 // True (from False, Unknown or absent): the entries that backed off while
 // the list failed are then worth trying at once.
 func listBecameReady() predicate.Predicate {
+	return onlyUpdates(func(e event.UpdateEvent) bool {
+		oldList, ok1 := e.ObjectOld.(*v1alpha1.ExternalList)
+		newList, ok2 := e.ObjectNew.(*v1alpha1.ExternalList)
+		if !ok1 || !ok2 {
+			return false
+		}
+		return !meta.IsStatusConditionTrue(oldList.Status.Conditions, v1alpha1.ConditionReady) &&
+			meta.IsStatusConditionTrue(newList.Status.Conditions, v1alpha1.ConditionReady)
+	})
+}
+
+// onlyUpdates passes the update events that update accepts, and no create,
+// delete or generic event.
+func onlyUpdates(update func(event.UpdateEvent) bool) predicate.Predicate {
 	return predicate.Funcs{
 		CreateFunc:  func(event.CreateEvent) bool { return false },
 		DeleteFunc:  func(event.DeleteEvent) bool { return false },
 		GenericFunc: func(event.GenericEvent) bool { return false },
+		UpdateFunc:  update,
+	}
+}
+
+// specOrDeletionChanged passes creates and deletes, and updates that change
+// the spec (generation) or start a deletion. Status and finalizer updates,
+// which the controller makes itself, do not queue the object again.
+func specOrDeletionChanged() predicate.Predicate {
+	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
-			oldList, ok1 := e.ObjectOld.(*v1alpha1.ExternalList)
-			newList, ok2 := e.ObjectNew.(*v1alpha1.ExternalList)
-			if !ok1 || !ok2 {
-				return false
+			if e.ObjectOld == nil || e.ObjectNew == nil {
+				return true
 			}
-			return !meta.IsStatusConditionTrue(oldList.Status.Conditions, v1alpha1.ConditionReady) &&
-				meta.IsStatusConditionTrue(newList.Status.Conditions, v1alpha1.ConditionReady)
+			return e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() ||
+				e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero()
 		},
 	}
 }

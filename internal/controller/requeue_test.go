@@ -19,7 +19,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -72,16 +71,11 @@ type downServer struct {
 
 func newDownServer(t *testing.T) *downServer {
 	t.Helper()
-	srv, err := fakeapi.New()
-	if err != nil {
+	fs := newFakeServer(t)
+	if err := fs.srv.SetFaults(fakeapi.Faults{Rate503: 1, RetryAfter: time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.SetFaults(fakeapi.Faults{Rate503: 1, RetryAfter: time.Second}); err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	return &downServer{Server: srv, url: hs.URL}
+	return &downServer{Server: fs.srv, url: fs.url}
 }
 
 func (d *downServer) up(t *testing.T) {
@@ -174,7 +168,7 @@ func TestImmediateReconcile(t *testing.T) {
 		if e.Status.LastHandledReconcileAt != "now" {
 			t.Errorf("lastHandledReconcileAt = %q, want %q", e.Status.LastHandledReconcileAt, "now")
 		}
-		if !contains(mustDocItems(t, srv.Server, "/list", ""), "retried-id") {
+		if !slices.Contains(mustDocItems(t, srv.Server, "/list", ""), "retried-id") {
 			t.Error("the ID is not on the list")
 		}
 	})

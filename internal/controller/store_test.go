@@ -150,14 +150,9 @@ func parallel(t *testing.T, n int, fn func(i int) error) {
 	}
 }
 
-// TestAzureThreeReplicas: three member replicas keep 300 entries on a blob
-// in Azurite (Microsoft's emulator), signing with the account key from a
-// Secret. Nothing is lost; the request counts per replica are reported.
-func TestAzureThreeReplicas(t *testing.T) {
-	const entries = 300
-	requireEnv(t)
-	ns := newNamespace(t)
-	ctx := ctxFor(t)
+// startAzurite starts Azurite for the test, with a container "lists".
+func startAzurite(ctx context.Context, t *testing.T) *azurite.Azurite {
+	t.Helper()
 	az, err := azurite.Start(ctx, azurite.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -166,6 +161,18 @@ func TestAzureThreeReplicas(t *testing.T) {
 	if err := az.CreateContainer(ctx, "lists"); err != nil {
 		t.Fatal(err)
 	}
+	return az
+}
+
+// TestAzureThreeReplicas: three member replicas keep 300 entries on a blob
+// in Azurite (Microsoft's emulator), signing with the account key from a
+// Secret. Nothing is lost; the request counts per replica are reported.
+func TestAzureThreeReplicas(t *testing.T) {
+	const entries = 300
+	requireEnv(t)
+	ns := newNamespace(t)
+	ctx := ctxFor(t)
+	az := startAzurite(ctx, t)
 	reps := make([]*replica, 3)
 	for i := range reps {
 		reps[i] = startManager(t, managerConfig{namespace: ns, member: true, maxConcurrent: 8})
@@ -329,14 +336,7 @@ func TestAzureSASFromSecret(t *testing.T) {
 	requireEnv(t)
 	ns := newNamespace(t)
 	ctx := ctxFor(t)
-	az, err := azurite.Start(ctx, azurite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = az.Stop() })
-	if err := az.CreateContainer(ctx, "lists"); err != nil {
-		t.Fatal(err)
-	}
+	az := startAzurite(ctx, t)
 	qp, err := sas.BlobSignatureValues{
 		Protocol: sas.ProtocolHTTPSandHTTP, ExpiryTime: time.Now().Add(time.Hour),
 		Permissions:   (&sas.BlobPermissions{Read: true, Write: true, Create: true}).String(),
