@@ -19,7 +19,6 @@ package bench
 import (
 	"fmt"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/listkeeper/listkeeper/internal/etagclient"
@@ -72,18 +71,14 @@ func measureSettle(listSize, changes, reps int) (SettleResult, error) {
 // median bytes allocated in MiB.
 func medianCost(reps int, f func()) (float64, float64) {
 	ms := make([]float64, reps)
-	mib := make([]float64, reps)
-	var before, after runtime.MemStats
+	allocMiB := make([]float64, reps)
 	for i := range reps {
 		runtime.GC()
-		runtime.ReadMemStats(&before)
+		alloc0 := totalAlloc()
 		start := time.Now()
 		f()
 		ms[i] = float64(time.Since(start).Microseconds()) / 1000
-		runtime.ReadMemStats(&after)
-		mib[i] = float64(after.TotalAlloc-before.TotalAlloc) / (1 << 20)
+		allocMiB[i] = mib(totalAlloc() - alloc0)
 	}
-	slices.Sort(ms)
-	slices.Sort(mib)
-	return ms[reps/2], mib[reps/2]
+	return medianF(ms), medianF(allocMiB)
 }

@@ -216,7 +216,8 @@ type operatorAPI struct {
 // Lease requests that the API server counted, when it could be read.
 func operatorAPIOf(d harness.Counters, api harness.APIServerMetrics, apiKnown bool) operatorAPI {
 	t := d.ManagerTotal()
-	o := operatorAPI{ByMethod: t.APIRequests, Total: t.APIRequestTotal(), Conflicts: t.APIConflicts, Entries: t.APIRequestTotal()}
+	o := operatorAPI{ByMethod: t.APIRequests, Total: t.APIRequestTotal(), Conflicts: t.APIConflicts}
+	o.Entries = o.Total
 	if apiKnown {
 		o.Leases, o.LeasesKnown = api.RequestsTo("leases"), true
 		o.Entries = max(o.Total-o.Leases, 0)

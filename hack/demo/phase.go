@@ -148,7 +148,7 @@ func (d *demo) status(ph phase, obs observation, base baseline, elapsed time.Dur
 	if obs.stats.known() {
 		codes := d.store.conflictCodes()
 		st.conflicts = obs.stats.count(codes...) - base.stats.count(codes...)
-		st.label = summary{conflictCodes: codes}.conflictLabel()
+		st.label = conflictLabel(codes)
 	}
 	return st
 }

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -235,10 +236,7 @@ func writeJSON(path string, v any) error {
 func cloneCounts(in map[string]map[int]int64) map[string]map[int]int64 {
 	out := make(map[string]map[int]int64, len(in))
 	for m, byCode := range in {
-		out[m] = make(map[int]int64, len(byCode))
-		for c, n := range byCode {
-			out[m][c] = n
-		}
+		out[m] = maps.Clone(byCode)
 	}
 	return out
 }

@@ -92,13 +92,14 @@ func (s summary) render(w io.Writer) {
 	}
 }
 
-// conflictLabel names the lost-race column: "412s", or "412/409s".
-func (s summary) conflictLabel() string {
-	if len(s.conflictCodes) == 0 {
+// conflictLabel names the lost-race column of conflictCodes (nil means
+// 412): "412s", or "412/409s".
+func conflictLabel(conflictCodes []int) string {
+	if len(conflictCodes) == 0 {
 		return "412s"
 	}
-	codes := make([]string, len(s.conflictCodes))
-	for i, c := range s.conflictCodes {
+	codes := make([]string, len(conflictCodes))
+	for i, c := range conflictCodes {
 		codes[i] = strconv.Itoa(c)
 	}
 	return strings.Join(codes, "/") + "s"
@@ -145,7 +146,7 @@ func (s summary) renderStore(w io.Writer) {
 }
 
 func (s summary) renderPhases(w io.Writer) {
-	rows := [][]string{{"phase", "time", "changes", "requests", "req/change", s.conflictLabel(), "lost"}}
+	rows := [][]string{{"phase", "time", "changes", "requests", "req/change", conflictLabel(s.conflictCodes), "lost"}}
 	for _, p := range s.phases {
 		t := p.elapsed.Round(10 * time.Millisecond).String()
 		lost := strconv.Itoa(p.lost())

@@ -20,7 +20,6 @@ import (
 	"crypto/md5"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/xml"
 	"fmt"
 	"hash/crc32"
 	"net/http"
@@ -53,13 +52,6 @@ const metageneration = 1
 // gcsDeclaration is the XML declaration of GCS error bodies.
 const gcsDeclaration = `<?xml version='1.0' encoding='UTF-8'?>`
 
-// gcsErrorBody is the XML error body of the GCS XML API.
-type gcsErrorBody struct {
-	XMLName xml.Name `xml:"Error"`
-	Code    string   `xml:"Code"`
-	Message string   `xml:"Message"`
-}
-
 // gcsCodes are the GCS XML API's error codes for the statuses the fake
 // answers.
 var gcsCodes = map[int]string{
@@ -77,7 +69,7 @@ var gcsCodes = map[int]string{
 // renderGCS renders e as the GCS XML API does: application/xml, Code and
 // Message.
 func renderGCS(e apiError) response {
-	return xmlResponse(e.status, gcsDeclaration, gcsErrorBody{Code: errorCode(gcsCodes, e), Message: e.msg})
+	return xmlResponse(e.status, gcsDeclaration, codeMessageErrorBody{Code: errorCode(gcsCodes, e), Message: e.msg})
 }
 
 // generationMatch is a parsed x-goog-if-generation-match or

@@ -56,8 +56,9 @@ func renderS3(e apiError) response {
 	return resp
 }
 
-// azureErrorBody is the XML error body of Azure Storage.
-type azureErrorBody struct {
+// codeMessageErrorBody is the XML error body of Azure Storage and of the
+// GCS XML API: Code and Message.
+type codeMessageErrorBody struct {
 	XMLName xml.Name `xml:"Error"`
 	Code    string   `xml:"Code"`
 	Message string   `xml:"Message"`
@@ -87,7 +88,7 @@ const azureDeclaration = `<?xml version="1.0" encoding="utf-8"?>`
 func renderAzure(e apiError) response {
 	code := errorCode(azureCodes, e)
 	msg := e.msg + "\nRequestId:" + e.requestID + "\nTime:" + e.time.UTC().Format("2006-01-02T15:04:05.0000000Z")
-	resp := xmlResponse(e.status, azureDeclaration, azureErrorBody{Code: code, Message: msg})
+	resp := xmlResponse(e.status, azureDeclaration, codeMessageErrorBody{Code: code, Message: msg})
 	resp.header.Set("x-ms-error-code", code)
 	resp.header.Set("x-ms-request-id", e.requestID)
 	return resp

@@ -22,10 +22,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -271,7 +272,7 @@ func TestRulesAndDashboardSelectExportedMetrics(t *testing.T) {
 	names := exported(t)
 	for _, want := range []string{metrics.ListReadyName, metrics.RequestDurationName + "_bucket", metrics.BuildInfoName} {
 		if !names[want] {
-			t.Fatalf("the registry lacks %s after the controllers ran; it has %v", want, sorted(names))
+			t.Fatalf("the registry lacks %s after the controllers ran; it has %v", want, slices.Sorted(maps.Keys(names)))
 		}
 	}
 
@@ -332,13 +333,4 @@ func TestCheckerCatchesMistakes(t *testing.T) {
 	if p := check("grafana", grafanaQuery(`sum(rate(listkeeper_nope{namespace=~"$namespace"}[$__rate_interval]))`), names); len(p) != 1 {
 		t.Errorf("a panel query naming an unknown metric was not flagged: %v", p)
 	}
-}
-
-func sorted(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
