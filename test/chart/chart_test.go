@@ -18,7 +18,6 @@ package chart_test
 
 import (
 	"context"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -114,10 +113,22 @@ func checkDeployment(t *testing.T, r rendered) *appsv1.Deployment {
 	if pdb.Spec.MaxUnavailable == nil || *pdb.Spec.MaxUnavailable != intstr.FromInt32(1) || pdb.Spec.MinAvailable != nil {
 		t.Errorf("PDB maxUnavailable = %v, minAvailable = %v; want maxUnavailable 1 only", pdb.Spec.MaxUnavailable, pdb.Spec.MinAvailable)
 	}
-	if !maps.Equal(pdb.Spec.Selector.MatchLabels, d.Spec.Selector.MatchLabels) {
+	if !equalLabels(pdb.Spec.Selector.MatchLabels, d.Spec.Selector.MatchLabels) {
 		t.Errorf("PDB selects %v, the Deployment's pods are %v", pdb.Spec.Selector.MatchLabels, d.Spec.Selector.MatchLabels)
 	}
 	return d
+}
+
+func equalLabels(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // TestDefaults renders the chart with its default values and has the API
@@ -212,7 +223,7 @@ func TestAllToggles(t *testing.T) {
 	}
 	sel, _, _ := unstructured.NestedStringMap(sm.Object, "spec", "selector", "matchLabels")
 	svc := one[corev1.Service](t, r, "Service")
-	if !maps.Equal(sel, subset(svc.Labels, sel)) {
+	if !equalLabels(sel, subset(svc.Labels, sel)) {
 		t.Errorf("ServiceMonitor selects %v; the metrics Service has %v", sel, svc.Labels)
 	}
 
