@@ -34,3 +34,20 @@ func decodeClaims(s string, n int) ([]bool, error) {
 	}
 	return out, nil
 }
+
+// DecodeBuckets returns the buckets a member's Lease claims, from the
+// value of its AnnotationBuckets, for n buckets. Tests and benchmarks use
+// it to see who holds what.
+func DecodeBuckets(s string, n int) ([]int, error) {
+	held, err := decodeClaims(s, n)
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for b, h := range held {
+		if h {
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}

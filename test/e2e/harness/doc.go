@@ -75,9 +75,9 @@ limitations under the License.
 //     what a process did between that read and its death is not counted.
 //     A fake list server's history is per process and is not persisted.
 //   - Document decodes only documents whose IDs are at "/items".
-//   - DecodeBuckets reads the bucket claims in the format internal/membership
-//     writes, which is not an API; a change there shows as Leases whose
-//     claims cannot be read (MemberLease.Err).
+//   - DecodeBuckets reads the bucket claims with internal/membership's own
+//     decoder, so the two cannot drift apart; Leases whose claims cannot be
+//     read show as MemberLease.Err.
 //   - Free ports are found by listening on port 0 and closing: another
 //     process may take one before the child binds it; the child then exits
 //     early and the Supervisor reports it. A list server start waits until

@@ -18,7 +18,6 @@ package harness
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"strings"
 	"time"
@@ -71,24 +70,10 @@ func ReadMemberLeases(ctx context.Context, c client.Client, namespace string, n 
 }
 
 // DecodeBuckets reads the listkeeper.dev/buckets annotation of a member's
-// Lease for n buckets: a bitmap, bucket b at bit b%8 of byte b/8, in
-// unpadded URL-safe base64 (what internal/membership writes). It returns
+// Lease for n buckets, with internal/membership's own decoder. It returns
 // the claimed buckets in order.
 func DecodeBuckets(s string, n int) ([]int, error) {
-	bits, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return nil, fmt.Errorf("bucket claims %q: %w", s, err)
-	}
-	if len(bits) != (n+7)/8 {
-		return nil, fmt.Errorf("bucket claims %q hold %d bytes, want %d for %d buckets", s, len(bits), (n+7)/8, n)
-	}
-	var out []int
-	for b := range n {
-		if bits[b/8]&(1<<(b%8)) != 0 {
-			out = append(out, b)
-		}
-	}
-	return out, nil
+	return membership.DecodeBuckets(s, n)
 }
 
 // Of reports whether the Lease is the member of the replica called name
