@@ -296,10 +296,15 @@ func TestS3FailuresAsConditions(t *testing.T) {
 		create(t, tc.list)
 		e := newListEntry(ns, tc.list.Name+"-entry", tc.list.Name, "x")
 		create(t, e)
-		c := waitCondition(t, e, v1alpha1.ConditionSynced, metav1.ConditionFalse, tc.reason, waitTimeout)
-		if !strings.Contains(c.Message, tc.code) {
-			t.Errorf("%s: entry message %q does not name S3's code %s", tc.list.Name, c.Message, tc.code)
-		}
+		// The entry may first see no ExternalList in its cache, which is
+		// ListNotFound too; wait for the store's answer.
+		eventually(t, waitTimeout, tc.list.Name+": the entry to report S3's answer", func() error {
+			c := waitCondition(t, e, v1alpha1.ConditionSynced, metav1.ConditionFalse, tc.reason, waitTimeout)
+			if !strings.Contains(c.Message, tc.code) {
+				return fmt.Errorf("entry message %q does not name S3's code %s", c.Message, tc.code)
+			}
+			return nil
+		})
 		waitCondition(t, tc.list, v1alpha1.ConditionReady, metav1.ConditionFalse, tc.reason, waitTimeout)
 	}
 
