@@ -221,6 +221,16 @@ type ExternalListStatus struct {
 	// last acted on.
 	// +optional
 	LastHandledReconcileAt string `json:"lastHandledReconcileAt,omitempty"`
+
+	// documentID identifies the document the list names: a hash of its
+	// canonical location (for an HTTP list, its URL with the scheme and host
+	// lower-cased, the default port dropped, the path cleaned, and the
+	// query, fragment and user info left out), never the location itself.
+	// Of the lists with the same documentID and itemsPointer, one holds the
+	// claim and writes; the others are Ready=False with reason
+	// DocumentInUse.
+	// +optional
+	DocumentID string `json:"documentID,omitempty"`
 }
 
 // ExternalList is a list of IDs that lives outside Kubernetes, as a JSON

@@ -39,6 +39,7 @@ var (
 func addKnownTypes(s *runtime.Scheme) error {
 	s.AddKnownTypes(GroupVersion,
 		&ExternalList{}, &ExternalListList{},
+		&ClusterExternalList{}, &ClusterExternalListList{},
 		&ListEntry{}, &ListEntryList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)

@@ -20,6 +20,8 @@ import (
 	"slices"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -33,22 +35,62 @@ const (
 	MinResyncInterval = 10 * time.Second
 )
 
+// +kubebuilder:object:generate=false
+
+// List is what the controllers need of an ExternalList or a
+// ClusterExternalList: its object, its spec (a ClusterExternalList's
+// without the namespace selector) and its status.
+type List interface {
+	metav1.Object
+	runtime.Object
+	// ListKind returns ListKindExternalList or ListKindClusterExternalList.
+	ListKind() ListKind
+	// ListSpec returns the spec the list is written by. It is the object's
+	// own, not a copy.
+	ListSpec() *ExternalListSpec
+	// ListStatus returns the object's status, not a copy.
+	ListStatus() *ExternalListStatus
+}
+
+var (
+	_ List = (*ExternalList)(nil)
+	_ List = (*ClusterExternalList)(nil)
+)
+
+// ListKind implements List.
+func (l *ExternalList) ListKind() ListKind { return ListKindExternalList }
+
+// ListSpec implements List.
+func (l *ExternalList) ListSpec() *ExternalListSpec { return &l.Spec }
+
+// ListStatus implements List.
+func (l *ExternalList) ListStatus() *ExternalListStatus { return &l.Status }
+
+// ListKind implements List.
+func (l *ClusterExternalList) ListKind() ListKind { return ListKindClusterExternalList }
+
+// ListSpec implements List.
+func (l *ClusterExternalList) ListSpec() *ExternalListSpec { return &l.Spec.ExternalListSpec }
+
+// ListStatus implements List.
+func (l *ClusterExternalList) ListStatus() *ExternalListStatus { return &l.Status }
+
 // ResyncPeriod returns how often the list should be re-read: the spec's
 // resyncInterval, DefaultResyncInterval when it is unset or not positive, and
 // never less than MinResyncInterval (the API rejects shorter intervals, but
 // objects stored before that rule, or built in code, may still carry one).
-func (l *ExternalList) ResyncPeriod() time.Duration {
-	if l.Spec.ResyncInterval == nil || l.Spec.ResyncInterval.Duration <= 0 {
+func (s *ExternalListSpec) ResyncPeriod() time.Duration {
+	if s.ResyncInterval == nil || s.ResyncInterval.Duration <= 0 {
 		return DefaultResyncInterval
 	}
-	return max(l.Spec.ResyncInterval.Duration, MinResyncInterval)
+	return max(s.ResyncInterval.Duration, MinResyncInterval)
 }
 
 // EffectiveMode returns the list's mode with the default applied: an empty or
 // unknown mode is ListModeAdditive, the mode that never removes an ID it does
 // not own.
-func (l *ExternalList) EffectiveMode() ListMode {
-	if l.Spec.Mode == ListModeExclusive {
+func (s *ExternalListSpec) EffectiveMode() ListMode {
+	if s.Mode == ListModeExclusive {
 		return ListModeExclusive
 	}
 	return ListModeAdditive
@@ -56,18 +98,18 @@ func (l *ExternalList) EffectiveMode() ListMode {
 
 // SecretNames returns the names of every Secret the list reads: headers,
 // URL and store credentials.
-func (l *ExternalList) SecretNames() []string {
+func (s *ExternalListSpec) SecretNames() []string {
 	var out []string
 	add := func(name string) {
 		if name != "" && !slices.Contains(out, name) {
 			out = append(out, name)
 		}
 	}
-	add(l.HeadersSecretName())
-	if l.Spec.URLFrom != nil {
-		add(l.Spec.URLFrom.SecretKeyRef.Name)
+	add(s.HeadersSecretName())
+	if s.URLFrom != nil {
+		add(s.URLFrom.SecretKeyRef.Name)
 	}
-	if a := l.Spec.Auth; a != nil {
+	if a := s.Auth; a != nil {
 		switch {
 		case a.AWS != nil && a.AWS.SecretRef != nil:
 			add(a.AWS.SecretRef.Name)
@@ -82,15 +124,40 @@ func (l *ExternalList) SecretNames() []string {
 
 // HeadersSecretName returns the name of the Secret whose entries become
 // request headers, or "" when spec.headersFrom is unset.
-func (l *ExternalList) HeadersSecretName() string {
-	if l.Spec.HeadersFrom == nil {
+func (s *ExternalListSpec) HeadersSecretName() string {
+	if s.HeadersFrom == nil {
 		return ""
 	}
-	return l.Spec.HeadersFrom.SecretRef.Name
+	return s.HeadersFrom.SecretRef.Name
 }
 
-// ListKey returns the namespace and name of the ExternalList the entry refers
-// to. The ExternalList is always in the entry's own namespace.
+// ResyncPeriod is Spec.ResyncPeriod.
+func (l *ExternalList) ResyncPeriod() time.Duration { return l.Spec.ResyncPeriod() }
+
+// EffectiveMode is Spec.EffectiveMode.
+func (l *ExternalList) EffectiveMode() ListMode { return l.Spec.EffectiveMode() }
+
+// SecretNames is Spec.SecretNames.
+func (l *ExternalList) SecretNames() []string { return l.Spec.SecretNames() }
+
+// HeadersSecretName is Spec.HeadersSecretName.
+func (l *ExternalList) HeadersSecretName() string { return l.Spec.HeadersSecretName() }
+
+// ListKind returns the kind of list the entry refers to, with the default
+// applied: anything but ClusterExternalList is an ExternalList.
+func (e *ListEntry) ListKind() ListKind {
+	if e.Spec.ListRef.Kind == ListKindClusterExternalList {
+		return ListKindClusterExternalList
+	}
+	return ListKindExternalList
+}
+
+// ListKey returns the namespace and name of the list the entry refers to:
+// an ExternalList is always in the entry's own namespace; a
+// ClusterExternalList has no namespace.
 func (e *ListEntry) ListKey() types.NamespacedName {
+	if e.ListKind() == ListKindClusterExternalList {
+		return types.NamespacedName{Name: e.Spec.ListRef.Name}
+	}
 	return types.NamespacedName{Namespace: e.Namespace, Name: e.Spec.ListRef.Name}
 }

@@ -23,8 +23,9 @@ import (
 // ListEntrySpec is which ID to keep on which ExternalList. Both fields are
 // immutable: to move an ID, create a new ListEntry and delete the old one.
 type ListEntrySpec struct {
-	// listRef names the ExternalList, in the same namespace, that the ID is
-	// kept on. Immutable.
+	// listRef names the list the ID is kept on: an ExternalList in the same
+	// namespace (the default), or a ClusterExternalList that selects this
+	// namespace. Immutable.
 	// +required
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="listRef is immutable"
 	ListRef ListReference `json:"listRef"`
@@ -39,10 +40,32 @@ type ListEntrySpec struct {
 	ID string `json:"id"`
 }
 
-// ListReference names an ExternalList in the same namespace as the object
-// that refers to it.
+// ListKind is the kind of list a ListEntry refers to.
+//
+// +kubebuilder:validation:Enum=ExternalList;ClusterExternalList
+type ListKind string
+
+const (
+	// ListKindExternalList is an ExternalList in the entry's own namespace.
+	// It is the default.
+	ListKindExternalList ListKind = "ExternalList"
+
+	// ListKindClusterExternalList is a ClusterExternalList whose
+	// namespaceSelector selects the entry's namespace.
+	ListKindClusterExternalList ListKind = "ClusterExternalList"
+)
+
+// ListReference names the list a ListEntry keeps its ID on: an
+// ExternalList in the entry's namespace, or a ClusterExternalList.
 type ListReference struct {
-	// name is the name of the ExternalList.
+	// kind is ExternalList (an ExternalList in the entry's own namespace) or
+	// ClusterExternalList (a cluster-scoped list shared by the namespaces
+	// its namespaceSelector selects). Default: ExternalList.
+	// +optional
+	// +kubebuilder:default=ExternalList
+	Kind ListKind `json:"kind,omitempty"`
+
+	// name is the name of the ExternalList or ClusterExternalList.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
@@ -83,6 +106,7 @@ type ListEntryStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Namespaced,shortName=le,categories=listkeeper
 // +kubebuilder:printcolumn:name="List",type=string,JSONPath=`.spec.listRef.name`
+// +kubebuilder:printcolumn:name="Kind",type=string,JSONPath=`.spec.listRef.kind`,priority=1
 // +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.spec.id`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
@@ -91,6 +115,7 @@ type ListEntryStatus struct {
 // +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1
 // +kubebuilder:selectablefield:JSONPath=`.spec.listRef.name`
 // +kubebuilder:selectablefield:JSONPath=`.spec.id`
+// +kubebuilder:selectablefield:JSONPath=`.spec.listRef.kind`
 type ListEntry struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
