@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -22,15 +23,23 @@ import (
 // a write is lost (412), settle.go decides which changes are done after a
 // read, wire.go speaks GET and PUT, and cache.go holds what was last read.
 type Client struct {
+	// The document's location and how to reach it: owned by the cycle
+	// goroutine, and replaced between cycles by Reconfigure (see apply).
 	url     string // the list's URL; may carry credentials, never printed
 	safeURL string // url without credentials or query values
-	pointer Pointer
 	cfg     config
 	http    *retryablehttp.Client
 	// ownTransport is the transport the Client built for itself (for a TLS
-	// config), so Close may drop its idle connections; nil otherwise. The
-	// shared transport and a caller's are left alone: other lists use them.
+	// config), so it may drop its idle connections when it is done with it;
+	// nil otherwise. The shared transport and a caller's are left alone:
+	// other lists use them.
 	ownTransport *http.Transport
+
+	// Fixed for the Client's life.
+	pointer Pointer
+	obs     Observer
+	clock   Clock
+	shown   atomic.Pointer[string] // safeURL, for callers outside the cycle
 
 	ctx    context.Context // canceled by Close
 	cancel context.CancelFunc
@@ -40,11 +49,21 @@ type Client struct {
 	arrived chan struct{} // signalled (without blocking) on every submission
 	running bool          // a cycle goroutine owns the fields below
 	closed  bool
+	next    *location // a Reconfigure not applied yet
 	wg      sync.WaitGroup
 
 	// Owned by the cycle goroutine; handed from one to the next through mu.
 	cache     cache
 	nextCycle time.Time // earliest start of the next cycle (batch interval)
+}
+
+// location is how a Client reaches its document: the URL and every option,
+// with the HTTP client built from them.
+type location struct {
+	url, safeURL string
+	cfg          config
+	http         *retryablehttp.Client
+	own          *http.Transport
 }
 
 // Result tells a caller about the commit of its change.
@@ -74,39 +93,101 @@ type Snapshot struct {
 
 // New returns a Client for the JSON document at rawURL.
 func New(rawURL string, opts ...Option) (*Client, error) {
+	loc, p, err := newLocation(rawURL, opts)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &Client{
+		pointer: p,
+		obs:     loc.cfg.observer,
+		clock:   loc.cfg.clock,
+		ctx:     ctx,
+		cancel:  cancel,
+		arrived: make(chan struct{}, 1),
+	}
+	c.use(loc)
+	return c, nil
+}
+
+// newLocation checks rawURL and opts and builds the HTTP client they
+// describe.
+func newLocation(rawURL string, opts []Option) (*location, Pointer, error) {
 	cfg := defaultConfig()
 	for _, o := range opts {
 		o(&cfg)
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("list URL must be an absolute http or https URL")
+		return nil, Pointer{}, fmt.Errorf("list URL must be an absolute http or https URL")
 	}
 	p, err := ParsePointer(cfg.itemsPointer)
 	if err != nil {
-		return nil, err
+		return nil, Pointer{}, err
 	}
 	if cfg.maxBodyBytes <= 0 || cfg.maxBodyBytes > maxDocumentBytes || cfg.requestTimeout <= 0 {
-		return nil, fmt.Errorf("max body bytes must be in 1..%d and the request timeout positive", int64(maxDocumentBytes))
+		return nil, Pointer{}, fmt.Errorf("max body bytes must be in 1..%d and the request timeout positive", int64(maxDocumentBytes))
 	}
 	hc, own := newHTTPClient(&cfg, u)
-	ctx, cancel := context.WithCancel(context.Background())
-	return &Client{
-		url:          rawURL,
-		safeURL:      RedactURL(u),
-		pointer:      p,
-		cfg:          cfg,
-		http:         hc,
-		ownTransport: own,
-		ctx:          ctx,
-		cancel:       cancel,
-		arrived:      make(chan struct{}, 1),
-	}, nil
+	return &location{url: rawURL, safeURL: RedactURL(u), cfg: cfg, http: hc, own: own}, p, nil
+}
+
+// use makes loc the Client's location. Only the cycle goroutine, or a
+// caller holding mu while none runs, may call it.
+func (c *Client) use(loc *location) {
+	old := c.ownTransport
+	c.url, c.safeURL, c.cfg, c.http, c.ownTransport = loc.url, loc.safeURL, loc.cfg, loc.http, loc.own
+	// The Client's observer and clock stay those it was made with.
+	c.cfg.observer, c.cfg.clock = c.obs, c.clock
+	c.shown.Store(&loc.safeURL)
+	if old != nil && old != loc.own {
+		old.CloseIdleConnections()
+	}
+}
+
+// Reconfigure changes how the Client reaches its document: a new URL for
+// the same document (a rotated token in its query), new headers,
+// credentials, TLS settings or preconditions. The items pointer must stay
+// the same; the observer and clock stay those of New. A cycle in flight
+// finishes as it began; the next one uses the new configuration and reads
+// the document before it writes. Changes keep their order: they stay in
+// this Client's queue.
+func (c *Client) Reconfigure(rawURL string, opts ...Option) error {
+	loc, p, err := newLocation(rawURL, opts)
+	if err != nil {
+		return err
+	}
+	if p.String() != c.pointer.String() {
+		return fmt.Errorf("reconfigure: the items pointer cannot change (%q to %q): that is another list", c.pointer.String(), p.String())
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running {
+		c.next = loc
+		return nil
+	}
+	c.next = nil
+	c.use(loc)
+	c.cache.forget()
+	return nil
+}
+
+// apply takes up a Reconfigure made while a cycle ran. The cycle goroutine
+// calls it between cycles.
+func (c *Client) apply() {
+	c.mu.Lock()
+	loc := c.next
+	c.next = nil
+	c.mu.Unlock()
+	if loc != nil {
+		c.use(loc)
+		c.cache.forget()
+	}
 }
 
 // URL returns the list's URL without credentials or query values, safe to
 // log.
-func (c *Client) URL() string { return c.safeURL }
+func (c *Client) URL() string { return *c.shown.Load() }
 
 // Close cancels the cycle in flight, fails the changes still waiting with
 // ErrClosed, and waits for the cycle goroutine to end. A change whose write
@@ -121,14 +202,20 @@ func (c *Client) Close() {
 	for _, o := range c.takePending(false) {
 		c.finish(o, outcome{err: c.errClosed()})
 	}
-	if c.ownTransport != nil {
-		c.ownTransport.CloseIdleConnections()
+	c.mu.Lock()
+	own := c.ownTransport
+	if c.next != nil && c.next.own != nil {
+		c.next.own.CloseIdleConnections()
+	}
+	c.mu.Unlock()
+	if own != nil {
+		own.CloseIdleConnections()
 	}
 }
 
 // errClosed is the error of a change that the Client's closing ended.
 func (c *Client) errClosed() error {
-	return fmt.Errorf("change to %s: %w", c.safeURL, ErrClosed)
+	return fmt.Errorf("change to %s: %w", c.URL(), ErrClosed)
 }
 
 // Update makes the change hold on the list. It returns when the change is

@@ -74,19 +74,26 @@ func (c *Client) afterLoss(batch []*op, lost putOutcome) []*op {
 		return nil
 	}
 	if countChanges(rest) == 0 {
-		// Only reads are left: a fresh read serves them.
-		if err := c.refresh(); err != nil {
-			for _, o := range rest {
-				c.finish(o, outcome{err: err})
-			}
-			return nil
-		}
-		for _, o := range rest {
-			c.finish(o, outcome{snap: c.cache.snapshot()})
-		}
+		c.serveReads(rest)
 		return nil
 	}
 	return rest
+}
+
+// serveReads finishes reads, and nothing but reads, with a fresh read.
+func (c *Client) serveReads(reads []*op) {
+	if len(reads) == 0 {
+		return
+	}
+	if err := c.refresh(); err != nil {
+		for _, o := range reads {
+			c.finish(o, outcome{err: err})
+		}
+		return
+	}
+	for _, o := range reads {
+		c.finish(o, outcome{snap: c.cache.snapshot()})
+	}
 }
 
 // backOff waits before the next attempt: a jittered exponential wait after a

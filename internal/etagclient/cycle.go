@@ -1,6 +1,7 @@
 package etagclient
 
 import (
+	"context"
 	"fmt"
 	"time"
 )
@@ -23,6 +24,12 @@ func (c *Client) cycle(batch []*op) ([]*op, outcome) {
 				return batch, outcome{err: err}
 			}
 			readThisCycle = true
+			// After a takeover without a handover, the last writer's
+			// late write may still land: no change settles on a read
+			// made before it could have (see Fence.SettleAfter).
+			if c.waitToSettle() {
+				continue
+			}
 			// Changes that hold on this read, and that no other change
 			// of the batch interferes with, are done: their
 			// linearization point is this read. Re-applying them later
@@ -77,7 +84,19 @@ func (c *Client) cycle(batch []*op) ([]*op, outcome) {
 		}
 		c.cfg.observer.Batch(countChanges(batch))
 		pre := precondition{create: c.cache.absent, etag: c.cache.etag, generation: c.cache.generation}
-		ans, err := c.put(c.ctx, next, pre)
+		ans, err := c.put(context.WithValue(c.ctx, guardKey{}, guard(batch)), next, pre)
+		if err == nil && ans.outcome == putFenced {
+			// Refused before it went out, or cut off in flight (then it
+			// may have landed): the changes whose right ended fail, the
+			// others go on from a fresh read.
+			c.cache.forget()
+			if batch = c.dropFenced(batch); countChanges(batch) == 0 {
+				c.serveReads(batch)
+				return nil, outcome{}
+			}
+			needRead = true
+			continue
+		}
 		if err != nil {
 			c.cache.forget()
 			c.cfg.observer.Write(WriteError)
@@ -219,12 +238,14 @@ func itemDiff(before, after []string) (added, removed []string) {
 }
 
 // dropFenced fails, with ErrFenced, the changes whose owns reports false,
-// and returns the others. A fenced change is not counted as a write error:
-// fencing is what a handover of its bucket does, not a failure of the list.
+// or all of them when the Client's Fence is closed, and returns the others.
+// A fenced change is not counted as a write error: fencing is what a
+// handover of its bucket does, not a failure of the list.
 func (c *Client) dropFenced(batch []*op) []*op {
+	closed := c.cfg.fence != nil && !fenceOpen(c.cfg.fence, c.clock.Now())
 	rest := batch[:0:0]
 	for _, o := range batch {
-		if !o.read && o.owns != nil && !o.owns() {
+		if !o.read && (closed || (o.owns != nil && !o.owns())) {
 			// Not a write error: the change moved to another owner.
 			c.finish(o, outcome{err: fmt.Errorf("update %s: %w", c.safeURL, ErrFenced)})
 			continue

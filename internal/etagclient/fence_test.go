@@ -1,9 +1,11 @@
 package etagclient_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -136,5 +138,222 @@ func TestWriteErrorsCountCycles(t *testing.T) {
 	}
 	if n := obs.Errors.Load() - before; n != 0 {
 		t.Fatalf("a fenced change counted %d write errors, want 0", n)
+	}
+}
+
+// TestTransportRetryAsksTheFence: a PUT answered 503 with Retry-After is
+// sent again by the transport after the wait, inside one attempt of the
+// cycle. When the change's owner gave it up during that wait, the second
+// PUT must not go out: every attempt, transport retries included, asks
+// right before it is sent.
+func TestTransportRetryAsksTheFence(t *testing.T) {
+	var owned atomic.Bool
+	owned.Store(true)
+	srv := startListServer(t, `["a"]`, func(s *listServer, w http.ResponseWriter, r *http.Request, nth int) bool {
+		if r.Method != http.MethodPut || nth > 1 {
+			return false
+		}
+		// The server is busy; meanwhile the bucket moves away.
+		time.AfterFunc(100*time.Millisecond, func() { owned.Store(false) })
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return true
+	})
+	c, _ := ownedClient(t, srv.url(), etagclient.WithClock(realClock{}), etagclient.WithMaxRetryAfter(500*time.Millisecond),
+		etagclient.WithTransportRetries(3, 10*time.Millisecond, time.Second))
+	p, err := c.SubmitFenced(etagclient.Change{Add: []string{"x"}}, owned.Load, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = waitDone(t, "fenced add", p)
+	if n := srv.count(http.MethodPut); n != 1 {
+		t.Fatalf("%d PUTs reached the server, want 1: the transport's retry after Retry-After did not ask the fence", n)
+	}
+	if !errors.Is(err, etagclient.ErrFenced) {
+		t.Fatalf("err = %v, want ErrFenced", err)
+	}
+	if got := srv.stored(); got != `["a"]` {
+		t.Fatalf("stored %s, want the list untouched", got)
+	}
+}
+
+// testFence is an etagclient.Fence whose right either is renewed on every
+// call (renew > 0: it ends renew after the call) or ends at a fixed time.
+type testFence struct {
+	renew       time.Duration
+	until       time.Time
+	settleAfter time.Time
+}
+
+func (f *testFence) Until() (time.Time, bool) {
+	if f.renew > 0 {
+		return time.Now().Add(f.renew), true
+	}
+	return f.until, time.Now().Before(f.until)
+}
+
+func (f *testFence) SettleAfter() time.Time { return f.settleAfter }
+
+// holdPUTs returns a hook that holds the first held PUTs for hold before the
+// server evaluates their precondition, as a slow server or a proxy would.
+func holdPUTs(held int, hold time.Duration) listHook {
+	return func(_ *listServer, _ http.ResponseWriter, r *http.Request, nth int) bool {
+		if r.Method == http.MethodPut && nth <= held {
+			time.Sleep(hold)
+		}
+		return false
+	}
+}
+
+// TestWriteEndsWithItsRight: a write in flight is cut off when its writer's
+// right ends (the attempt's context is canceled then, not after the request
+// timeout), and the change fails with ErrFenced; while the right is
+// renewed, a slow write goes on and commits.
+func TestWriteEndsWithItsRight(t *testing.T) {
+	const hold = 1500 * time.Millisecond
+	t.Run("right ends during a slow PUT: cut off with ErrFenced", func(t *testing.T) {
+		srv := startListServer(t, `["a"]`, holdPUTs(1, hold))
+		f := &testFence{until: time.Now().Add(300 * time.Millisecond)}
+		c, _ := ownedClient(t, srv.url(), etagclient.WithClock(realClock{}), etagclient.WithFence(f),
+			etagclient.WithRequestTimeout(10*time.Second), noTransportRetries)
+		start := time.Now()
+		_, err := c.Update(t.Context(), etagclient.Change{Add: []string{"x"}})
+		took := time.Since(start)
+		if !errors.Is(err, etagclient.ErrFenced) {
+			t.Fatalf("err = %v, want ErrFenced", err)
+		}
+		if took > hold-200*time.Millisecond {
+			t.Fatalf("the write ended %v after it began, want it cut off at the end of the right (300ms), well before the server answered (%v)", took, hold)
+		}
+		if n := srv.count(http.MethodPut); n != 1 {
+			t.Fatalf("%d PUTs, want 1: a write must not be tried again once its right ended", n)
+		}
+	})
+	t.Run("right renewed during a slow PUT: committed", func(t *testing.T) {
+		srv := startListServer(t, `["a"]`, holdPUTs(1, hold))
+		c, _ := ownedClient(t, srv.url(), etagclient.WithClock(realClock{}), etagclient.WithFence(&testFence{renew: 300 * time.Millisecond}),
+			etagclient.WithRequestTimeout(10*time.Second), noTransportRetries)
+		if _, err := c.Update(t.Context(), etagclient.Change{Add: []string{"x"}}); err != nil {
+			t.Fatalf("err = %v, want the write committed: its right was renewed all along", err)
+		}
+		if got := srv.stored(); got != `["a","x"]` {
+			t.Fatalf("stored %s", got)
+		}
+	})
+	t.Run("right ended before the change was written: nothing sent", func(t *testing.T) {
+		srv := startListServer(t, `["a"]`, nil)
+		c, _ := ownedClient(t, srv.url(), etagclient.WithClock(realClock{}), etagclient.WithFence(&testFence{until: time.Now().Add(-time.Second)}),
+			noTransportRetries)
+		if _, err := c.Update(t.Context(), etagclient.Change{Add: []string{"x"}}); !errors.Is(err, etagclient.ErrFenced) {
+			t.Fatalf("err = %v, want ErrFenced", err)
+		}
+		if n := srv.count(http.MethodPut); n != 0 {
+			t.Fatalf("%d PUTs, want none", n)
+		}
+		snap, err := c.Read(t.Context())
+		if err != nil || !slices.Equal(snap.Items, []string{"a"}) {
+			t.Fatalf("Read = %v, %v: a closed fence must not stop reads", snap.Items, err)
+		}
+	})
+}
+
+// TestNoSettleBeforeTheLastLateWrite: the old owner of a document sent
+// "remove x" just before it lost its right, and a slow server holds that
+// PUT. The new owner's "add x" finds x on the list. Settled on that read
+// (nothing to write), the add is undone when the held removal lands with
+// the ETag that is still current, and x stays off while its holder is told
+// it is on. With SettleAfter past the old owner's last possible write, the
+// add waits, reads again and puts x back. The first case is the control:
+// it shows the race happened.
+func TestNoSettleBeforeTheLastLateWrite(t *testing.T) {
+	for _, guarded := range []bool{false, true} {
+		name := map[bool]string{false: "settled at once (control): x lost", true: "settles after SettleAfter: x kept"}[guarded]
+		t.Run(name, func(t *testing.T) {
+			const hold = 600 * time.Millisecond
+			srv := startListServer(t, `["a","x"]`, holdPUTs(1, hold))
+			old, _ := ownedClient(t, srv.url(), etagclient.WithClock(realClock{}), noTransportRetries,
+				etagclient.WithRequestTimeout(5*time.Second))
+			removing := make(chan error, 1)
+			go func() {
+				_, err := old.Update(context.Background(), etagclient.Change{Remove: []string{"x"}})
+				removing <- err
+			}()
+			// The removal's PUT is held by the server.
+			deadline := time.Now().Add(2 * time.Second)
+			for srv.count(http.MethodPut) == 0 && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+			}
+			f := &testFence{renew: time.Minute}
+			if guarded {
+				f.settleAfter = time.Now().Add(hold + 300*time.Millisecond)
+			}
+			next, _ := ownedClient(t, srv.url(), etagclient.WithClock(realClock{}), etagclient.WithFence(f), noTransportRetries)
+			res, err := next.Update(t.Context(), etagclient.Change{Add: []string{"x"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := <-removing; err != nil {
+				t.Fatalf("the old owner's removal: %v", err)
+			}
+			got := srv.stored()
+			if !guarded {
+				if got != `["a"]` || res.Written {
+					t.Fatalf("control: stored %s, add written %v; want the add settled on its read and x removed by the late write", got, res.Written)
+				}
+				return
+			}
+			if got != `["a","x"]` || !res.Written {
+				t.Fatalf("stored %s, add written %v: want x put back after the late removal landed", got, res.Written)
+			}
+		})
+	}
+}
+
+// TestReconfigureKeepsOrder: new credentials (a rotated header) take effect
+// at the next cycle; the cycle in flight finishes with the old ones, and a
+// change submitted after the switch still takes effect after the one
+// before it: the Client, and its queue, stay the same.
+func TestReconfigureKeepsOrder(t *testing.T) {
+	srv := startListServer(t, `["a","x"]`, holdPUTs(1, 300*time.Millisecond))
+	opts := func(token string) []etagclient.Option {
+		return []etagclient.Option{etagclient.WithClock(realClock{}), noTransportRetries,
+			etagclient.WithHeaders(http.Header{"Authorization": {"Bearer " + token}})}
+	}
+	c, _ := ownedClient(t, srv.url(), opts("old")...)
+	removal, err := c.Submit(etagclient.Change{Remove: []string{"x"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for srv.count(http.MethodPut) == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := c.Reconfigure(srv.url(), opts("new")...); err != nil {
+		t.Fatal(err)
+	}
+	add, err := c.Submit(etagclient.Change{Add: []string{"x"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitDone(t, "removal", removal); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitDone(t, "add", add); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.stored(); got != `["a","x"]` {
+		t.Fatalf("stored %s, want x back: the add was submitted after the removal", got)
+	}
+	var auth []string
+	for _, r := range srv.requests() {
+		if r.Method == http.MethodPut {
+			auth = append(auth, r.Header.Get("Authorization"))
+		}
+	}
+	if want := []string{"Bearer old", "Bearer new"}; !slices.Equal(auth, want) {
+		t.Fatalf("PUTs carried %q, want %q", auth, want)
+	}
+	if err := c.Reconfigure(srv.url(), append(opts("new"), etagclient.WithItemsPointer("/items"))...); err == nil {
+		t.Fatal("Reconfigure accepted another items pointer")
 	}
 }

@@ -100,6 +100,7 @@ type config struct {
 	conflictStatuses []int
 	byGeneration     bool
 	signer           Signer
+	fence            Fence
 	weakETagWait     time.Duration
 	transportRetries int
 	transportWaitMin time.Duration

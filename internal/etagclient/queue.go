@@ -37,7 +37,7 @@ func (c *Client) finish(o *op, out outcome) {
 		o.res = Result{ETag: out.snap.ETag, Items: len(out.snap.Items), Written: out.written}
 		o.snap = out.snap
 		if !o.read {
-			c.cfg.observer.Committed(c.cfg.clock.Now().Sub(o.submitted))
+			c.obs.Committed(c.clock.Now().Sub(o.submitted))
 		}
 	}
 	close(o.done)
@@ -47,7 +47,7 @@ func (c *Client) finish(o *op, out outcome) {
 }
 
 func (c *Client) submit(ch Change, read bool, notify func(), owns func() bool) *op {
-	o := &op{change: ch, read: read, notify: notify, owns: owns, submitted: c.cfg.clock.Now(), done: make(chan struct{})}
+	o := &op{change: ch, read: read, notify: notify, owns: owns, submitted: c.clock.Now(), done: make(chan struct{})}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -88,17 +88,18 @@ func (c *Client) wait(ctx context.Context, o *op) error {
 		if p == o {
 			c.pending = append(c.pending[:i], c.pending[i+1:]...)
 			c.mu.Unlock()
-			return fmt.Errorf("change to %s withdrawn: %w", c.safeURL, ctx.Err())
+			return fmt.Errorf("change to %s withdrawn: %w", c.URL(), ctx.Err())
 		}
 	}
 	c.mu.Unlock()
-	return fmt.Errorf("waiting for change to %s (it may still be applied): %w", c.safeURL, ctx.Err())
+	return fmt.Errorf("waiting for change to %s (it may still be applied): %w", c.URL(), ctx.Err())
 }
 
 // run serves cycles until nothing is pending, then gives up ownership.
 func (c *Client) run() {
 	defer c.wg.Done()
 	for {
+		c.apply()
 		c.gather()
 		batch := c.takePending(true)
 		if len(batch) == 0 {

@@ -47,6 +47,7 @@ func newHTTPClient(cfg *config, origin *url.URL) (*retryablehttp.Client, *http.T
 		hc.Transport = &signingTransport{next: hc.Transport, signer: cfg.signer}
 	}
 	hc.Transport = &countingTransport{next: hc.Transport, obs: cfg.observer}
+	hc.Transport = &fenceTransport{next: hc.Transport, fence: cfg.fence, clock: cfg.clock}
 	hc.Timeout = cfg.requestTimeout
 	hc.CheckRedirect = sameOriginRedirects(origin)
 
@@ -77,7 +78,7 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		return false, ctx.Err()
 	}
 	if err != nil {
-		if errors.Is(err, ErrRedirect) || errors.Is(err, errSign) || isCertError(err) {
+		if errors.Is(err, ErrRedirect) || errors.Is(err, errSign) || errors.Is(err, ErrFenced) || isCertError(err) {
 			return false, nil
 		}
 		if method := requestMethod(err); method != http.MethodGet && method != "" {

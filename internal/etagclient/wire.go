@@ -137,6 +137,10 @@ const (
 	// putAmbiguous: no answer, or a gateway error; the write may have
 	// landed, and only a fresh read can tell.
 	putAmbiguous
+	// putFenced: the writer's right to write ended (see Fence) before the
+	// write was sent, or while it was in flight (then it may have landed).
+	// It must not be tried again.
+	putFenced
 )
 
 // putAnswer is what a PUT said.
@@ -167,6 +171,8 @@ type precondition struct {
 // x-goog-if-generation-match on the generation read, or 0 to create. An
 // error means the cycle must fail.
 func (c *Client) put(ctx context.Context, next *Document, pre precondition) (putAnswer, error) {
+	ctx, stop := c.writeContext(ctx)
+	defer stop()
 	req, err := c.newRequest(ctx, http.MethodPut, next.Bytes())
 	if err != nil {
 		return putAnswer{}, err
@@ -184,6 +190,9 @@ func (c *Client) put(ctx context.Context, next *Document, pre precondition) (put
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
+		if fenced(ctx, err) && c.ctx.Err() == nil {
+			return putAnswer{outcome: putFenced}, nil
+		}
 		if errors.Is(err, ErrRedirect) || errors.Is(err, errSign) || isCertError(err) || ctx.Err() != nil {
 			return putAnswer{}, transportError(http.MethodPut, c.safeURL, err)
 		}
