@@ -172,19 +172,6 @@ func (c *Client) Reconfigure(rawURL string, opts ...Option) error {
 	return nil
 }
 
-// apply takes up a Reconfigure made while a cycle ran. The cycle goroutine
-// calls it between cycles.
-func (c *Client) apply() {
-	c.mu.Lock()
-	loc := c.next
-	c.next = nil
-	c.mu.Unlock()
-	if loc != nil {
-		c.use(loc)
-		c.cache.forget()
-	}
-}
-
 // URL returns the list's URL without credentials or query values, safe to
 // log.
 func (c *Client) URL() string { return *c.shown.Load() }
@@ -199,7 +186,11 @@ func (c *Client) Close() {
 	c.mu.Unlock()
 	c.cancel()
 	c.wg.Wait()
-	for _, o := range c.takePending(false) {
+	c.mu.Lock()
+	left := c.pending
+	c.pending = nil
+	c.mu.Unlock()
+	for _, o := range left {
 		c.finish(o, outcome{err: c.errClosed()})
 	}
 	c.mu.Lock()

@@ -123,7 +123,7 @@ func (c *Client) cycle(batch []*op) ([]*op, outcome) {
 		// Changes that arrived during the backoff join this cycle, after
 		// the ones already in it: the next write is computed from a fresh
 		// read anyway, and the order is kept.
-		batch = append(batch, c.takePending(false)...)
+		batch = append(batch, c.takePending()...)
 		needRead = true
 	}
 }

@@ -99,9 +99,12 @@ func (c *Client) wait(ctx context.Context, o *op) error {
 func (c *Client) run() {
 	defer c.wg.Done()
 	for {
-		c.apply()
 		c.gather()
-		batch := c.takePending(true)
+		batch, loc := c.takeBatch()
+		if loc != nil {
+			c.use(loc)
+			c.cache.forget()
+		}
 		if len(batch) == 0 {
 			return
 		}
@@ -181,15 +184,35 @@ func (c *Client) linger(n int) {
 	}
 }
 
-// takePending takes every pending op, in submission order. With last set and
-// nothing pending, it also gives up ownership of the cycle.
-func (c *Client) takePending(last bool) []*op {
+// takeBatch takes every pending op, in submission order, for the next
+// cycle, together with a Reconfigure made before the last of them was
+// submitted (nil if none), so that a change submitted after Reconfigure
+// returned always rides with the new configuration. With nothing pending,
+// it gives up ownership of the cycle (the Reconfigure waits for the next).
+func (c *Client) takeBatch() ([]*op, *location) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	batch := c.pending
 	c.pending = nil
-	if len(batch) == 0 && last {
+	if len(batch) == 0 {
 		c.running = false
+		return nil, nil
 	}
+	loc := c.next
+	c.next = nil
+	return batch, loc
+}
+
+// takePending takes every pending op, in submission order, to join the
+// cycle in flight; none while a Reconfigure waits (they ride with the new
+// configuration, in the next cycle).
+func (c *Client) takePending() []*op {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.next != nil {
+		return nil
+	}
+	batch := c.pending
+	c.pending = nil
 	return batch
 }
