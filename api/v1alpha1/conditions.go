@@ -130,6 +130,17 @@ const (
 	// Ready=Unknown) while a change is in flight.
 	ReasonProgressing = "Progressing"
 
+	// ReasonDocumentInUse means another list (a ClusterExternalList, or an
+	// older ExternalList) names the same document and items pointer and
+	// holds the claim on it: this list writes nothing, and its entries do
+	// not count as holders of their IDs.
+	ReasonDocumentInUse = "DocumentInUse"
+
+	// ReasonNamespaceNotAllowed means a ListEntry refers to a
+	// ClusterExternalList whose namespaceSelector does not select the
+	// entry's namespace: its ID is never written.
+	ReasonNamespaceNotAllowed = "NamespaceNotAllowed"
+
 	// ReasonRemoveSkipped means a ListEntry was deleted while its ExternalList
 	// object no longer exists, or is being deleted with deletionPolicy
 	// Orphan, so its ID was left on the list and the finalizer was released

@@ -51,6 +51,7 @@ type options struct {
 	transportTries  int
 	batchInterval   time.Duration
 	leaseNamespace  string
+	clusterNS       string
 	leaseDuration   time.Duration
 	renewPeriod     time.Duration
 	buckets         int
@@ -76,6 +77,7 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.DurationVar(&o.batchInterval, "batch-interval", etagclient.DefaultBatchInterval, "Least time between two write cycles of a replica to one list; changes arriving meanwhile share the next write. 0 writes as soon as the previous write ends.")
 	fs.IntVar(&o.transportTries, "transport-retries", etagclient.DefaultTransportRetries, "Retries of one request after a connection error, 5xx or 429.")
 	fs.StringVar(&o.leaseNamespace, "lease-namespace", defaultLeaseNamespace(), "Namespace of the members' Leases: the operator's own (default: POD_NAMESPACE, else the service account's namespace, else default).")
+	fs.StringVar(&o.clusterNS, "cluster-resource-namespace", "", "Namespace of the Secrets that ClusterExternalLists read (default: --lease-namespace, the operator's own).")
 	fs.DurationVar(&o.leaseDuration, "lease-duration", membership.DefaultLeaseDuration, "How long a replica's Lease lives without renewal; a dead replica's work moves after about this long.")
 	fs.DurationVar(&o.renewPeriod, "lease-renew-period", membership.DefaultRenewPeriod, "How often a replica renews its Lease (less than a third of --lease-duration).")
 	fs.IntVar(&o.buckets, "buckets", membership.DefaultBuckets, "Number of buckets the work is cut into; every replica must use the same number.")
@@ -95,6 +97,15 @@ func defaultLeaseNamespace() string {
 		}
 	}
 	return "default"
+}
+
+// clusterResourceNamespace is --cluster-resource-namespace, defaulting to
+// the operator's own namespace (--lease-namespace).
+func (o *options) clusterResourceNamespace() string {
+	if o.clusterNS != "" {
+		return o.clusterNS
+	}
+	return o.leaseNamespace
 }
 
 func (o *options) clientOptions() []etagclient.Option {
@@ -162,13 +173,17 @@ func run() error {
 		return fmt.Errorf("add membership: %w", err)
 	}
 	if err := controller.Setup(mgr, controller.Options{
-		AuditLog:                newAuditLogger(&zapOpts, os.Stderr),
-		MaxConcurrentReconciles: o.maxConcurrent,
-		ClientOptions:           o.clientOptions(),
-		AllowedHosts:            splitList(o.allowedHosts),
-		Owner:                   member,
-		Identity:                member.Identity(),
-		StuckTerminatingAfter:   o.stuckAfter,
+		AuditLog:                 newAuditLogger(&zapOpts, os.Stderr),
+		MaxConcurrentReconciles:  o.maxConcurrent,
+		ClientOptions:            o.clientOptions(),
+		AllowedHosts:             splitList(o.allowedHosts),
+		Owner:                    member,
+		Identity:                 member.Identity(),
+		StuckTerminatingAfter:    o.stuckAfter,
+		ClusterResourceNamespace: o.clusterResourceNamespace(),
+		// A request is given up after the request timeout; a server or
+		// proxy that holds one longer is the residual window (README).
+		LateWriteBound: o.requestTimeout,
 	}); err != nil {
 		return err
 	}

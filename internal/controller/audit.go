@@ -36,41 +36,34 @@ const auditLookupTimeout = 2 * time.Second
 // committed to a list.
 const AuditMessage = "list write committed"
 
-// Audit logs every committed write to a list, at Info level: the
-// ExternalLists that name the document, its redacted URL, the IDs added and
+// Audit logs every committed write to a list, at Info level: the lists
+// that name the claim (the holder, which wrote, first), its redacted URL, the IDs added and
 // removed, the ETags before and after, and the replica that wrote. It never
 // logs the raw URL or a header value. It is safe for concurrent use.
 type Audit struct {
 	// Log receives the records. Default: discard.
 	Log logr.Logger
-	// Lists reads the ExternalLists that name a document (by the cache's
-	// document index).
+	// Lists reads the lists that name a claim (by the cache's claim
+	// index).
 	Lists client.Reader
 	// Replica is this replica's identity (its member name, the pod name).
 	Replica string
 }
 
-// observer returns the audit observer of a client built for xl: its
-// commits name every ExternalList of xl's document.
-func (a *Audit) observer(xl *v1alpha1.ExternalList) etagclient.Observer {
-	return &auditObserver{audit: a, document: documentKey(xl), fallback: xl.Namespace + "/" + xl.Name}
-}
-
-// option returns the client option that adds the audit observer for xl;
-// nil Audit adds nothing.
-func (a *Audit) option(xl *v1alpha1.ExternalList) etagclient.Option {
+// option returns the client option that adds the audit observer of the
+// client of claim; nil Audit adds nothing.
+func (a *Audit) option(claim string) etagclient.Option {
 	if a == nil {
 		return etagclient.WithExtraObserver(etagclient.NopObserver{})
 	}
-	return etagclient.WithExtraObserver(a.observer(xl))
+	return etagclient.WithExtraObserver(&auditObserver{audit: a, claim: claim})
 }
 
 // auditObserver is the per-client observer: only Wrote does anything.
 type auditObserver struct {
 	etagclient.NopObserver
-	audit    *Audit
-	document string
-	fallback string
+	audit *Audit
+	claim string
 }
 
 // Wrote implements etagclient.Observer.
@@ -82,25 +75,39 @@ func (o *auditObserver) Wrote(c etagclient.Commit) {
 		"created", c.Created, "changes", c.Changes, "replica", o.audit.Replica)
 }
 
-// lists names the ExternalLists (namespace/name) of the document, sorted;
-// the list the client was built for when the cache cannot say.
+// lists names the lists of the claim (kind namespace/name), the holder,
+// which wrote, first; empty when the cache cannot say.
 func (o *auditObserver) lists() []string {
+	names := []string{}
 	if o.audit.Lists == nil {
-		return []string{o.fallback}
+		return names
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), auditLookupTimeout)
 	defer cancel()
-	var xls v1alpha1.ExternalListList
-	if err := o.audit.Lists.List(ctx, &xls, client.MatchingFields{documentField: o.document},
-		client.UnsafeDisableDeepCopy); err != nil || len(xls.Items) == 0 {
-		return []string{o.fallback}
+	lists, err := allLists(ctx, o.audit.Lists, client.MatchingFields{claimField: o.claim}, client.UnsafeDisableDeepCopy)
+	if err != nil || len(lists) == 0 {
+		return names
 	}
-	names := make([]string, 0, len(xls.Items))
-	for i := range xls.Items {
-		names = append(names, xls.Items[i].Namespace+"/"+xls.Items[i].Name)
+	holder := claimHolder(lists)
+	names = append(names, auditName(holder))
+	var rest []string
+	for _, l := range lists {
+		if l.GetUID() != holder.GetUID() {
+			rest = append(rest, auditName(l))
+		}
 	}
-	sort.Strings(names)
-	return names
+	sort.Strings(rest)
+	return append(names, rest...)
+}
+
+// auditName names a list in the audit log: namespace/name for an
+// ExternalList, as before ClusterExternalLists existed; the kind and name
+// for a ClusterExternalList.
+func auditName(l v1alpha1.List) string {
+	if l.ListKind() == v1alpha1.ListKindClusterExternalList {
+		return string(l.ListKind()) + "/" + l.GetName()
+	}
+	return l.GetNamespace() + "/" + l.GetName()
 }
 
 // nonNil makes an empty ID list log as [] rather than null.

@@ -77,8 +77,8 @@ func TestAuditLog(t *testing.T) {
 	setDoc(t, sharedLists, path, map[string]any{"owner": "team-a", "items": []string{"keep"}})
 	_, startETag, _ := sharedLists.Get(path)
 
-	// Two ExternalLists name the same document (one client each, as their
-	// headers differ); a commit names both.
+	// Two ExternalLists name the same document; the older holds the claim
+	// and writes, and a commit names both, the holder first.
 	withAuth := func(s *v1alpha1.ExternalListSpec) {
 		s.ItemsPointer = "/items"
 		s.HeadersFrom = &v1alpha1.HeadersSource{SecretRef: v1alpha1.SecretReference{Name: "auth"}}
@@ -87,9 +87,10 @@ func TestAuditLog(t *testing.T) {
 	primary := newExternalList(ns, "primary", sharedListsURL+path+"?sig=abc", withAuth)
 	alias := newExternalList(ns, "alias", sharedListsURL+path+"?sig=abc", func(s *v1alpha1.ExternalListSpec) { s.ItemsPointer = "/items" })
 	create(t, primary)
-	create(t, alias)
 	waitCondition(t, primary, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady, 30*time.Second)
-	waitCondition(t, alias, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady, 30*time.Second)
+	nextSecond(t)
+	create(t, alias)
+	waitCondition(t, alias, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonDocumentInUse, 30*time.Second)
 
 	a, b := newListEntry(ns, "a", "primary", "a"), newListEntry(ns, "b", "primary", "b")
 	create(t, a)
@@ -132,7 +133,7 @@ func TestAuditLog(t *testing.T) {
 		if r.Level != "info" || r.Logger != "audit" {
 			t.Errorf("record %d: level %q logger %q, want info/audit", i, r.Level, r.Logger)
 		}
-		if want := []string{ns + "/alias", ns + "/primary"}; !slices.Equal(r.Lists, want) {
+		if want := []string{ns + "/primary", ns + "/alias"}; !slices.Equal(r.Lists, want) {
 			t.Errorf("record %d: lists %v, want %v", i, r.Lists, want)
 		}
 		if r.Replica != replica {

@@ -1,11 +1,13 @@
 package controller
 
 import (
-	"errors"
 	"fmt"
 	"sort"
+	"time"
 
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
@@ -20,31 +22,47 @@ func isLive(e *v1alpha1.ListEntry) bool {
 	return e.DeletionTimestamp.IsZero()
 }
 
-// heldByOthers reports whether another live entry holds self's ID in the
-// document doc, through any ExternalList. docs maps an entry's list (its
-// ListKey) to the document that list names; a list that does not exist is
-// missing from it. self is skipped by UID.
-func heldByOthers(self *v1alpha1.ListEntry, doc string, entries []v1alpha1.ListEntry, docs map[types.NamespacedName]string) bool {
-	for i := range entries {
-		e := &entries[i]
-		if e.UID == self.UID || !isLive(e) || e.Spec.ID != self.Spec.ID {
-			continue
-		}
-		if d, ok := docs[e.ListKey()]; ok && d == doc {
+// admits reports whether list l lets entries of namespace, whose labels
+// are nsLabels, keep IDs on it: an ExternalList its own namespace's (the
+// API allows no other), a ClusterExternalList those its namespaceSelector
+// selects. why says why not.
+func admits(l v1alpha1.List, namespace string, nsLabels map[string]string) (why string, ok bool) {
+	cxl, isCluster := l.(*v1alpha1.ClusterExternalList)
+	if !isCluster {
+		return "", true
+	}
+	sel, err := metav1.LabelSelectorAsSelector(&cxl.Spec.NamespaceSelector)
+	if err != nil {
+		return fmt.Sprintf("ClusterExternalList %q has an invalid namespaceSelector: %v", cxl.Name, err), false
+	}
+	if !sel.Matches(labels.Set(nsLabels)) {
+		return fmt.Sprintf("ClusterExternalList %q does not select namespace %q (its namespaceSelector)", cxl.Name, namespace), false
+	}
+	return "", true
+}
+
+// heldByOthers reports whether another live entry of the same list holds
+// self's ID: same are the entries of self's list with self's ID, and
+// admitted tells whether the list lets an entry's namespace use it. self is
+// skipped by UID.
+func heldByOthers(self *v1alpha1.ListEntry, same []v1alpha1.ListEntry, admitted func(*v1alpha1.ListEntry) bool) bool {
+	for i := range same {
+		e := &same[i]
+		if e.UID != self.UID && isLive(e) && e.Spec.ID == self.Spec.ID && admitted(e) {
 			return true
 		}
 	}
 	return false
 }
 
-// liveIDs returns the sorted, de-duplicated IDs of the live entries that
-// point at list.
-func liveIDs(list string, entries []v1alpha1.ListEntry) []string {
+// liveIDs returns the sorted, de-duplicated IDs of the live entries, of a
+// list's entries, that the list admits.
+func liveIDs(entries []v1alpha1.ListEntry, admitted func(*v1alpha1.ListEntry) bool) []string {
 	seen := make(map[string]struct{}, len(entries))
 	ids := make([]string, 0, len(entries))
 	for i := range entries {
 		e := &entries[i]
-		if e.Spec.ListRef.Name != list || !isLive(e) {
+		if !isLive(e) || !admitted(e) {
 			continue
 		}
 		if _, ok := seen[e.Spec.ID]; !ok {
@@ -57,24 +75,21 @@ func liveIDs(list string, entries []v1alpha1.ListEntry) []string {
 }
 
 // driftChange returns the change that corrects drift between the IDs on the
-// list and the live entries' IDs: the missing IDs of this list's own
-// entries (live) are added; in Exclusive mode the foreign IDs on the list,
-// those that no entry of any ExternalList naming the same document holds
-// (keep, a superset of live), are removed by name. A list adds only its own
-// entries' IDs: another list of the same document may use other
-// credentials, which may not work. ok is false when there is no drift.
+// list and the live entries' IDs (live): the missing ones are added; in
+// Exclusive mode the foreign IDs on the list, those no live entry holds,
+// are removed by name. ok is false when there is no drift.
 //
 // The removal names exactly the foreign IDs of onList, never "every ID but
-// keep": the client applies a change again to a fresh read after a 412, and
+// live": the client applies a change again to a fresh read after a 412, and
 // an ID another writer added meanwhile was never reported (announceRemoval)
 // and must stay until a later resync sees it and reports it. A foreign item
 // that cannot be named in a change (see checkID: a foreign writer may have
 // put an empty ID, or one longer than etagclient.MaxIDLength, on the list)
 // stays on the list.
-func driftChange(mode v1alpha1.ListMode, onList, live, keep []string) (etagclient.Change, bool) {
+func driftChange(mode v1alpha1.ListMode, onList, live []string) (etagclient.Change, bool) {
 	ch := etagclient.Change{Add: missing(live, onList)}
 	if mode == v1alpha1.ListModeExclusive {
-		for _, id := range missing(foreignIDs(onList, keep), live) {
+		for _, id := range foreignIDs(onList, live) {
 			if checkID(id) == nil {
 				ch.Remove = append(ch.Remove, id)
 			}
@@ -83,27 +98,12 @@ func driftChange(mode v1alpha1.ListMode, onList, live, keep []string) (etagclien
 	return ch, !etagclient.Holds(onList, ch)
 }
 
-// missing returns the IDs of want that are not in have, in want's order.
-func missing(want, have []string) []string {
-	h := make(map[string]struct{}, len(have))
-	for _, id := range have {
-		h[id] = struct{}{}
-	}
-	var out []string
-	for _, id := range want {
-		if _, ok := h[id]; !ok {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
 // checkID reports an ID that the list client refuses to carry, as an
-// InvalidSpec error. The API's limit on spec.id and the client's limit have
-// been measured differently (characters against bytes), so an ID the API
+// InvalidSpec error. The API's limit on spec.id and the client's limit are
+// measured differently (characters against bytes), so an ID the API
 // accepted could never be written; spec.id is immutable, so such an entry
 // can never sync. Asking the client's own validation keeps the two from
-// disagreeing. (Added with the fix for such IDs; see EntryReconciler.)
+// disagreeing.
 func checkID(id string) error {
 	if err := (etagclient.Change{Add: []string{id}}).Validate(); err != nil {
 		return &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.id cannot be written to a list: " + err.Error()}
@@ -111,95 +111,82 @@ func checkID(id string) error {
 	return nil
 }
 
-// reasonFor maps an error from the ETag client, or from resolving a list's
-// configuration, to a condition reason.
-func reasonFor(err error) string {
-	var cfgErr *configError
-	switch {
-	case errors.As(err, &cfgErr):
-		return cfgErr.reason
-	case errors.Is(err, etagclient.ErrNotFound):
-		return v1alpha1.ReasonListNotFound
-	case errors.Is(err, etagclient.ErrUnsafeServer):
-		return v1alpha1.ReasonUnsafeServer
-	case errors.Is(err, etagclient.ErrInvalidDocument):
-		return v1alpha1.ReasonInvalidDocument
-	case errors.Is(err, etagclient.ErrConflictRetriesExhausted):
-		return v1alpha1.ReasonConflictRetriesExhausted
-	case errors.Is(err, etagclient.ErrUnauthorized):
-		return v1alpha1.ReasonUnauthorized
-	case errors.Is(err, etagclient.ErrRejected):
-		return v1alpha1.ReasonRejected
-	default:
-		return v1alpha1.ReasonListUnreachable
-	}
-}
-
-// deletionPolicyOf returns xl's deletion policy with the default applied:
-// anything but Delete is Orphan, the policy that never changes the list.
-func deletionPolicyOf(xl *v1alpha1.ExternalList) v1alpha1.DeletionPolicy {
-	if xl.Spec.DeletionPolicy == v1alpha1.DeletionPolicyDelete {
+// deletionPolicyOf returns a list's deletion policy with the default
+// applied: anything but Delete is Orphan, the policy that never changes
+// the list.
+func deletionPolicyOf(spec *v1alpha1.ExternalListSpec) v1alpha1.DeletionPolicy {
+	if spec.DeletionPolicy == v1alpha1.DeletionPolicyDelete {
 		return v1alpha1.DeletionPolicyDelete
 	}
 	return v1alpha1.DeletionPolicyOrphan
 }
 
-// wantsListFinalizer reports whether a live ExternalList must carry the
-// cleanup finalizer: only with deletionPolicy Delete, so that deleting an
-// Orphan list never waits for the operator.
-func wantsListFinalizer(xl *v1alpha1.ExternalList) bool {
-	return deletionPolicyOf(xl) == v1alpha1.DeletionPolicyDelete
+// wantsListFinalizer reports whether a live list must carry the cleanup
+// finalizer: only with deletionPolicy Delete, so that deleting an Orphan
+// list never waits for the operator.
+func wantsListFinalizer(spec *v1alpha1.ExternalListSpec) bool {
+	return deletionPolicyOf(spec) == v1alpha1.DeletionPolicyDelete
 }
 
 // skipRemoval reports whether a deleting entry releases its finalizer
-// without writing its list, and says why: its ExternalList (xl, nil when it
-// does not exist) is gone, or is being deleted with deletionPolicy Orphan,
-// which leaves every ID of its entries on the list. An ExternalList being
-// deleted with Delete takes the IDs off itself; the entry still removes its
-// own, so nothing depends on which of the two goes first.
-func skipRemoval(e *v1alpha1.ListEntry, xl *v1alpha1.ExternalList) (string, bool) {
-	switch {
-	case xl == nil:
-		return fmt.Sprintf("ExternalList %q does not exist, so ID %q could not be removed from it", e.Spec.ListRef.Name, e.Spec.ID), true
-	case !xl.DeletionTimestamp.IsZero() && deletionPolicyOf(xl) == v1alpha1.DeletionPolicyOrphan:
-		return fmt.Sprintf("ExternalList %q is being deleted with deletionPolicy Orphan, so ID %q stays on its list", e.Spec.ListRef.Name, e.Spec.ID), true
+// without writing its list l, and says why: l is being deleted with
+// deletionPolicy Orphan, which leaves every ID of its entries on the list.
+// A list being deleted with Delete takes the IDs off itself; the entry
+// still removes its own, so nothing depends on which of the two goes
+// first. (A list that is gone is decided with a read from the API server,
+// see EntryReconciler.listMissing.)
+func skipRemoval(e *v1alpha1.ListEntry, l v1alpha1.List) (string, bool) {
+	if l.GetDeletionTimestamp() != nil && deletionPolicyOf(l.ListSpec()) == v1alpha1.DeletionPolicyOrphan {
+		return fmt.Sprintf("%s is being deleted with deletionPolicy Orphan, so ID %q stays on its list", entryListRef(e), e.Spec.ID), true
 	}
 	return "", false
 }
 
-// addBlocked reports whether a live entry must not put its ID on its list,
-// and says why: the ExternalList does not exist, or it is being deleted
-// (an add then could undo the list's own cleanup, or leave an ID that no
-// object accounts for).
-func addBlocked(e *v1alpha1.ListEntry, xl *v1alpha1.ExternalList) (string, bool) {
-	switch {
-	case xl == nil:
-		return fmt.Sprintf("ExternalList %q does not exist", e.Spec.ListRef.Name), true
-	case !xl.DeletionTimestamp.IsZero():
-		return fmt.Sprintf("ExternalList %q is being deleted", e.Spec.ListRef.Name), true
+// addBlocked reports whether a live entry must not put its ID on its list
+// l, and says why: l is being deleted (an add then could undo the list's
+// own cleanup, or leave an ID that no object accounts for).
+func addBlocked(e *v1alpha1.ListEntry, l v1alpha1.List) (string, bool) {
+	if l.GetDeletionTimestamp() != nil {
+		return fmt.Sprintf("%s is being deleted", entryListRef(e)), true
 	}
 	return "", false
 }
 
-// cleanupChange is what deleting an ExternalList with deletionPolicy Delete
-// writes: the removal, in one change, of the IDs of every entry of the list
-// (own: live or deleting), except the IDs that a live entry of another
-// ExternalList naming the same document holds (keep). IDs the list client
-// cannot carry were never written and are left out.
-func cleanupChange(own []v1alpha1.ListEntry, keep []string) etagclient.Change {
-	kept := make(map[string]struct{}, len(keep))
-	for _, id := range keep {
-		kept[id] = struct{}{}
-	}
+// cleanupChange is what deleting a list with deletionPolicy Delete writes:
+// the removal, in one change, of the IDs of every entry of the list (own:
+// live or deleting) that the list admits. IDs the list client cannot carry
+// were never written and are left out. Only the claim's holder writes, and
+// only its entries count as holders, so no other list's entry keeps an ID.
+func cleanupChange(own []v1alpha1.ListEntry, admitted func(*v1alpha1.ListEntry) bool) etagclient.Change {
+	seen := make(map[string]struct{}, len(own))
 	var remove []string
 	for i := range own {
 		id := own[i].Spec.ID
-		if _, ok := kept[id]; ok || checkID(id) != nil {
+		if _, ok := seen[id]; ok || checkID(id) != nil || !admitted(&own[i]) {
 			continue
 		}
-		kept[id] = struct{}{} // once is enough
+		seen[id] = struct{}{}
 		remove = append(remove, id)
 	}
 	sort.Strings(remove)
 	return etagclient.Change{Remove: remove}
+}
+
+// resyncDue reports whether a list's drift must be corrected now, from the
+// status as it was read (before this reconcile changed it): never synced;
+// Ready not True for the current generation (a new spec, or a recovery,
+// which may have failed before it could resync); a reconcile-requested-at
+// value not handled yet; or the interval is up.
+func resyncDue(before *v1alpha1.ExternalListStatus, generation int64, requested string, now time.Time, period time.Duration) bool {
+	if before.LastSyncTime == nil {
+		return true
+	}
+	ready := meta.FindStatusCondition(before.Conditions, v1alpha1.ConditionReady)
+	if ready == nil || ready.Status != metav1.ConditionTrue || ready.ObservedGeneration != generation {
+		return true
+	}
+	if requested != "" && requested != before.LastHandledReconcileAt {
+		return true
+	}
+	return !now.Before(before.LastSyncTime.Add(period))
 }

@@ -33,13 +33,12 @@ func entry(uid, list, id string, deleting bool) v1alpha1.ListEntry {
 
 func TestHeldByOthers(t *testing.T) {
 	self := entry("self", "allow", "a", true)
-	// allow and allow-2 name one document, deny another; gone does not
-	// exist.
-	docs := map[types.NamespacedName]string{
-		{Namespace: "ns", Name: "allow"}:   "doc-1",
-		{Namespace: "ns", Name: "allow-2"}: "doc-1",
-		{Namespace: "ns", Name: "deny"}:    "doc-2",
-	}
+	// Entries of the same list with the same ID: the caller selects them
+	// (the cache's list-and-ID index); the namespace "blocked" is not
+	// admitted by the list (a ClusterExternalList's selector).
+	admitted := func(e *v1alpha1.ListEntry) bool { return e.Namespace != "blocked" }
+	blocked := entry("b", "allow", "a", false)
+	blocked.Namespace = "blocked"
 	tests := []struct {
 		name    string
 		entries []v1alpha1.ListEntry
@@ -48,20 +47,17 @@ func TestHeldByOthers(t *testing.T) {
 		{name: "no entries", want: false},
 		{name: "only self", entries: []v1alpha1.ListEntry{self}, want: false},
 		{name: "self live copy is still self (same UID)", entries: []v1alpha1.ListEntry{entry("self", "allow", "a", false)}, want: false},
-		{name: "live other with same ID and list", entries: []v1alpha1.ListEntry{self, entry("o", "allow", "a", false)}, want: true},
-		{name: "live other with same ID through another list of the same document", entries: []v1alpha1.ListEntry{entry("o", "allow-2", "a", false)}, want: true},
+		{name: "live other with same ID", entries: []v1alpha1.ListEntry{self, entry("o", "allow", "a", false)}, want: true},
 		{name: "deleting other does not hold", entries: []v1alpha1.ListEntry{entry("o", "allow", "a", true)}, want: false},
-		{name: "other document", entries: []v1alpha1.ListEntry{entry("o", "deny", "a", false)}, want: false},
-		{name: "a list that does not exist names no document", entries: []v1alpha1.ListEntry{entry("o", "gone", "a", false)}, want: false},
-		{name: "other ID", entries: []v1alpha1.ListEntry{entry("o", "allow", "b", false)}, want: false},
+		{name: "an entry the list does not admit does not hold", entries: []v1alpha1.ListEntry{blocked}, want: false},
 		{name: "ID match is exact", entries: []v1alpha1.ListEntry{entry("o", "allow", "A", false), entry("p", "allow", "a ", false)}, want: false},
 		{name: "one holder among many", entries: []v1alpha1.ListEntry{
-			entry("o", "deny", "a", false), entry("p", "allow", "a", true), entry("q", "allow", "a", false),
+			blocked, entry("p", "allow", "a", true), entry("q", "allow", "a", false),
 		}, want: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := heldByOthers(&self, "doc-1", tc.entries, docs); got != tc.want {
+			if got := heldByOthers(&self, tc.entries, admitted); got != tc.want {
 				t.Errorf("heldByOthers = %t, want %t", got, tc.want)
 			}
 		})
@@ -85,13 +81,14 @@ func TestLiveIDs(t *testing.T) {
 		{name: "ID held by a live and a deleting entry stays", entries: []v1alpha1.ListEntry{
 			entry("1", "allow", "a", true), entry("2", "allow", "a", false),
 		}, want: []string{"a"}},
-		{name: "other lists are ignored", entries: []v1alpha1.ListEntry{
-			entry("1", "deny", "a", false), entry("2", "allow", "b", false),
+		{name: "entries the list does not admit are left out", entries: []v1alpha1.ListEntry{
+			entry("1", "allow", "not-admitted", false), entry("2", "allow", "b", false),
 		}, want: []string{"b"}},
 	}
+	admitted := func(e *v1alpha1.ListEntry) bool { return e.Spec.ID != "not-admitted" }
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := liveIDs("allow", tc.entries)
+			got := liveIDs(tc.entries, admitted)
 			if got == nil {
 				t.Fatal("liveIDs returned nil; want a non-nil slice")
 			}
@@ -138,7 +135,7 @@ func TestDriftChange(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, drift := driftChange(tc.mode, tc.onList, tc.live, tc.live)
+			got, drift := driftChange(tc.mode, tc.onList, tc.live)
 			if drift != tc.drift {
 				t.Errorf("drift = %t, want %t", drift, tc.drift)
 			}
@@ -156,7 +153,7 @@ func TestDriftChange(t *testing.T) {
 			// Applying the change must leave the list in sync.
 			if drift {
 				items, _ := etagclient.Apply(tc.onList, got)
-				if _, again := driftChange(tc.mode, items, tc.live, tc.live); again {
+				if _, again := driftChange(tc.mode, items, tc.live); again {
 					t.Errorf("after applying %+v the list %v still drifts", got, items)
 				}
 			}
@@ -260,33 +257,14 @@ func TestCheckID(t *testing.T) {
 	}
 }
 
-// TestDriftChangeSharedDocument: a list adds only its own entries' IDs, and
-// Exclusive mode keeps the IDs of every list that names the same document.
-func TestDriftChangeSharedDocument(t *testing.T) {
-	onList := []string{"mine", "theirs", "foreign"}
-	live, keep := []string{"mine", "new-mine"}, []string{"mine", "theirs", "their-missing"}
-	ch, drift := driftChange(v1alpha1.ListModeExclusive, onList, live, keep)
-	if !drift {
-		t.Fatal("no drift found")
-	}
-	got, _ := etagclient.Apply(onList, ch)
-	if strings.Join(got, ",") != "mine,theirs,new-mine" {
-		t.Errorf("Exclusive on a shared document: %v, want [mine theirs new-mine] (foreign gone, the other list's missing ID not added by this list)", got)
-	}
-	ch, _ = driftChange(v1alpha1.ListModeAdditive, onList, live, keep)
-	if got, _ := etagclient.Apply(onList, ch); strings.Join(got, ",") != "mine,theirs,foreign,new-mine" {
-		t.Errorf("Additive on a shared document: %v", got)
-	}
-}
-
 // TestDriftChangeLeavesLateIDs: the Exclusive change is re-applied by the
 // client to a fresh read after a 412. An ID that another writer added after
 // the read the change was decided from was never announced, so the change
 // must leave it, and remove exactly the announced foreign IDs.
 func TestDriftChangeLeavesLateIDs(t *testing.T) {
 	onList := []string{"mine", "f1", "theirs", "f2"}
-	live, keep := []string{"mine", "new-mine"}, []string{"mine", "theirs"}
-	ch, drift := driftChange(v1alpha1.ListModeExclusive, onList, live, keep)
+	live := []string{"mine", "theirs", "new-mine"}
+	ch, drift := driftChange(v1alpha1.ListModeExclusive, onList, live)
 	if !drift {
 		t.Fatal("no drift found")
 	}

@@ -17,74 +17,61 @@ limitations under the License.
 package controller
 
 import (
-	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 )
 
-// TestDeletionPolicyDeleteKeepsALateHolder: deleting an ExternalList with
-// deletionPolicy Delete decides which IDs other ExternalLists of the same
-// document hold before its write, which can be delayed (here it is held at
-// the server). An entry of another list created in that gap, with the ID of
-// an entry of the deleted list, finds the ID on the list, so its add writes
-// nothing and it reports Ready. The cleanup's write then removes the ID;
-// the cleanup must put it back, so the Ready entry's ID is on the list.
-func TestDeletionPolicyDeleteKeepsALateHolder(t *testing.T) {
+// TestDeletionPolicyDeleteWaitsForAnAddInFlight: an entry's add is in
+// flight (its PUT held by a slow server, longer than the cleanup's two
+// clean passes) when its list, with deletionPolicy Delete, is deleted.
+// Before, the cleanup ran apart from the add (another replica, another
+// client) and let the list go after two clean passes 5 s apart; the add
+// then landed and the ID stayed with no list to account for it. Now every
+// change to a document goes through its owner's one client, in order: the
+// cleanup's removal follows the add, and the list goes only after it.
+func TestDeletionPolicyDeleteWaitsForAnAddInFlight(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
 	srv := newGatedServer(t)
-	startManager(t, managerConfig{namespace: ns})
+	startManager(t, managerConfig{namespace: ns, lateWriteBound: time.Second})
 	setDoc(t, srv.Server, "/list", []string{"bystander"})
-	going := newExternalList(ns, "going", srv.url+"/list", func(s *v1alpha1.ExternalListSpec) {
+	xl := newExternalList(ns, "going", srv.url+"/list", func(s *v1alpha1.ExternalListSpec) {
 		s.DeletionPolicy = v1alpha1.DeletionPolicyDelete
 	})
-	// staying names the same document; createIfMissing gives it a list
-	// client of its own, as other headers or credentials would, so its
-	// entries' adds do not queue behind the cleanup's write.
-	staying := newExternalList(ns, "staying", srv.url+"/list", func(s *v1alpha1.ExternalListSpec) {
-		s.CreateIfMissing = true
-		s.ResyncInterval = &metav1.Duration{Duration: time.Hour}
-	})
-	create(t, going)
-	create(t, staying)
-	createSynced(t, ns, "going", "only-mine", "shared")
-	waitCondition(t, staying, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady, waitTimeout)
+	create(t, xl)
+	createSynced(t, ns, "going", "early")
 	eventually(t, waitTimeout, "the cleanup finalizer", func() error {
-		if f := finalizers(t, going); !slices.Contains(f, v1alpha1.FinalizerName) {
+		if f := finalizers(t, xl); !slices.Contains(f, v1alpha1.FinalizerName) {
 			return fmt.Errorf("finalizers %v", f)
 		}
 		return nil
 	})
 
 	srv.hold()
-	deleteObj(t, going)
-	eventually(t, waitTimeout, "the cleanup's PUT to reach the gate", func() error {
+	late := newListEntry(ns, "late", "going", "late")
+	create(t, late)
+	eventually(t, waitTimeout, "the late add's PUT at the gate", func() error {
 		if srv.held.Load() == 0 {
-			return errors.New("no PUT yet")
+			return fmt.Errorf("no PUT held yet")
 		}
 		return nil
 	})
-	late := newListEntry(ns, "staying-shared", "staying", "shared")
-	create(t, late)
-	waitCondition(t, late, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonAdded, waitTimeout)
-	wantItems(t, srv.Server, "/list", "bystander", "only-mine", "shared") // the cleanup has not written yet
-	srv.release()
-
-	waitGone(t, going, waitTimeout)
-	ev := waitEventAction(t, ns, "ExternalList", "going", corev1.EventTypeNormal, v1alpha1.ReasonRemoved, "Delete", waitTimeout)
-	if !strings.Contains(ev.Note, `1 put back ("shared")`) {
-		// Without it the scenario did not happen: the cleanup saw the
-		// new holder before writing.
-		t.Errorf("Removed event = %q, want it to say the shared ID was put back", ev.Note)
+	deleteObj(t, xl)
+	// Longer than two clean passes LateWriteBound apart.
+	time.Sleep(3 * time.Second)
+	if got := finalizers(t, xl); !slices.Contains(got, v1alpha1.FinalizerName) {
+		t.Fatalf("the list let go (finalizers %v) while an add of its entry was in flight", got)
 	}
-	wantItems(t, srv.Server, "/list", "bystander", "shared")
-	waitCondition(t, late, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonAdded, waitTimeout)
+	srv.release()
+	waitGone(t, xl, waitTimeout)
+	// Anything in flight has landed by now.
+	time.Sleep(time.Second)
+	wantItems(t, srv.Server, "/list", "bystander")
+	waitCondition(t, late, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonListNotFound, waitTimeout)
 }

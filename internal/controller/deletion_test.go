@@ -200,8 +200,10 @@ func setFinalizers(t *testing.T, obj client.Object, f []string) {
 
 // TestDeletionPolicyDelete: deleting an ExternalList with deletionPolicy
 // Delete takes exactly its entries' IDs off the list, in one write, and
-// keeps the bystanders and the IDs that an entry of another ExternalList
-// naming the same document holds. Its entries, left behind, write nothing.
+// keeps the bystanders. Another ExternalList naming the same document
+// holds no claim while the first exists (its entries are not written);
+// when the first goes it takes the claim and writes its own entries' IDs.
+// The deleted list's entries, left behind, write nothing.
 func TestDeletionPolicyDelete(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
@@ -212,13 +214,19 @@ func TestDeletionPolicyDelete(t *testing.T) {
 	going := newExternalList(ns, "going", url+"/list", func(s *v1alpha1.ExternalListSpec) {
 		s.DeletionPolicy = v1alpha1.DeletionPolicyDelete
 	})
-	// staying names the same document, through a URL that differs only in
-	// nothing: reference counts are per document.
-	staying := newExternalList(ns, "staying", url+"/list")
 	create(t, going)
+	waitCondition(t, going, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady, waitTimeout)
+	nextSecond(t)
+	// staying names the same document: it waits for the claim.
+	staying := newExternalList(ns, "staying", url+"/list")
 	create(t, staying)
+	waitCondition(t, staying, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonDocumentInUse, waitTimeout)
 	mine := createSynced(t, ns, "going", "only-mine", "also-mine", "shared")
-	createSynced(t, ns, "staying", "shared", "theirs")
+	theirs := []*v1alpha1.ListEntry{newListEntry(ns, "staying-shared", "staying", "shared"), newListEntry(ns, "staying-theirs", "staying", "theirs")}
+	for _, e := range theirs {
+		create(t, e)
+		waitCondition(t, e, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonDocumentInUse, waitTimeout)
+	}
 	eventually(t, waitTimeout, "the Delete list to carry the cleanup finalizer", func() error {
 		if f := finalizers(t, going); !slices.Equal(f, []string{v1alpha1.FinalizerName}) {
 			return fmt.Errorf("finalizers %v", f)
@@ -228,19 +236,24 @@ func TestDeletionPolicyDelete(t *testing.T) {
 	if f := finalizers(t, staying); len(f) != 0 {
 		t.Errorf("the Orphan list carries finalizers %v", f)
 	}
-	wantItems(t, srv, "/list", "bystander-1", "bystander-2", "only-mine", "also-mine", "shared", "theirs")
+	wantItems(t, srv, "/list", "bystander-1", "bystander-2", "only-mine", "also-mine", "shared")
 	commits := srv.Stats().Commits
 
 	deleteObj(t, going)
 	waitGone(t, going, waitTimeout)
-	wantItems(t, srv, "/list", "bystander-1", "bystander-2", "shared", "theirs")
-	if n := srv.Stats().Commits - commits; n != 1 {
-		t.Errorf("the cleanup took %d writes, want 1", n)
-	}
 	ev := waitEventAction(t, ns, "ExternalList", "going", corev1.EventTypeNormal, v1alpha1.ReasonRemoved, "Delete", waitTimeout)
-	if !strings.Contains(ev.Note, "2 IDs") {
-		t.Errorf("event note %q does not count the 2 IDs removed", ev.Note)
+	if !strings.Contains(ev.Note, "3 IDs") {
+		t.Errorf("event note %q does not count the 3 IDs removed", ev.Note)
 	}
+	// The claim passes on: staying's entries are written.
+	for _, e := range theirs {
+		waitCondition(t, e, v1alpha1.ConditionSynced, metav1.ConditionTrue, v1alpha1.ReasonAdded, waitTimeout)
+	}
+	wantItems(t, srv, "/list", "bystander-1", "bystander-2", "shared", "theirs")
+	if n := srv.Stats().Commits - commits; n != 2 {
+		t.Errorf("%d writes, want 2: the cleanup, and the new holder's resync", n)
+	}
+	commits = srv.Stats().Commits
 
 	// The entries of the deleted list report it and never put their IDs
 	// back; deleting them releases them without a write.
@@ -252,8 +265,8 @@ func TestDeletionPolicyDelete(t *testing.T) {
 		waitGone(t, e, waitTimeout)
 	}
 	wantItems(t, srv, "/list", "bystander-1", "bystander-2", "shared", "theirs")
-	if n := srv.Stats().Commits - commits; n != 1 {
-		t.Errorf("%d writes since the deletion, want only the cleanup's", n)
+	if n := srv.Stats().Commits - commits; n != 0 {
+		t.Errorf("%d writes by the deleted list's entries, want none", n)
 	}
 }
 

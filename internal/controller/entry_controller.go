@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -15,7 +16,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -31,18 +31,18 @@ type EventRecorder interface {
 	Eventf(regarding runtime.Object, related runtime.Object, eventtype, reason, action, note string, args ...any)
 }
 
-// conflictRequeue is how soon an object whose write met a newer version (an
-// optimistic-lock conflict) is reconciled again, from a fresher cache.
-const conflictRequeue = 200 * time.Millisecond
-
-// EntryReconciler keeps a ListEntry's ID on its ExternalList's document
-// while the entry lives, and takes it off when the entry is deleted and no
-// other live entry holds the same ID in the same document. Only the replica
-// that owns the entry's bucket acts on it: it alone writes the entry's
+// EntryReconciler keeps a ListEntry's ID on its list's document while the
+// entry lives, and takes it off when the entry is deleted and no other live
+// entry of the same list holds the same ID. Only the replica that owns the
+// bucket of the entry's document acts on it: it alone writes the entry's
 // finalizer, status and events, and submits its changes.
 type EntryReconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
+	// APIReader reads from the API server: before an entry whose list the
+	// cache does not show lets go of its finalizer, the list's absence is
+	// confirmed there.
+	APIReader client.Reader
 	// Lists hands out the shared ETag clients.
 	Lists *ListClients
 	// Recorder emits events.
@@ -65,7 +65,8 @@ var _ reconcile.Reconciler = (*EntryReconciler)(nil)
 type entryScope struct {
 	entry     *v1alpha1.ListEntry
 	before    *v1alpha1.ListEntry // for the status patch
-	list      *v1alpha1.ExternalList
+	ref       listRef             // the list the entry names
+	list      v1alpha1.List       // as the cache shows it; nil when it does not
 	bucket    int
 	submitted bool // this reconcile handed a change to the list client
 }
@@ -76,10 +77,15 @@ type entryScope struct {
 // write instead of two.
 const progressGrace = time.Second
 
+// listLagRequeue is how soon an entry whose list the API server has but
+// the cache does not show yet is looked at again.
+const listLagRequeue = time.Second
+
 // +kubebuilder:rbac:groups=listkeeper.dev,resources=listentries,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=listkeeper.dev,resources=listentries/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=listkeeper.dev,resources=listentries/finalizers,verbs=update
-// +kubebuilder:rbac:groups=listkeeper.dev,resources=externallists,verbs=get;list;watch
+// +kubebuilder:rbac:groups=listkeeper.dev,resources=externallists;clusterexternallists,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
@@ -95,13 +101,13 @@ func (r *EntryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	s := &entryScope{entry: entry, before: entry.DeepCopy()}
-	xl, err := r.getList(ctx, entry)
+	s := &entryScope{entry: entry, before: entry.DeepCopy(), ref: entryListRef(entry)}
+	l, err := getList(ctx, r.Client, s.ref)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, err
 	}
-	s.list = xl
-	s.bucket = r.Owner.Bucket(entryKey(entry, xl))
+	s.list = l
+	s.bucket = r.Owner.Bucket(entryBucketKey(entry, l))
 	release, ok := r.Owner.Acquire(s.bucket)
 	if !ok {
 		// Another replica owns it; this one queues it when it takes the
@@ -109,17 +115,148 @@ func (r *EntryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, nil
 	}
 	defer release()
+	if l == nil {
+		return r.listMissing(ctx, s)
+	}
+	if documentOf(l) == "" {
+		r.documentUnknown(s)
+		return requeueOnConflict(r.patchStatus(ctx, s))
+	}
+	if reason, why, ok, err := r.admitted(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	} else if !ok {
+		return r.notAdmitted(ctx, s, reason, why)
+	}
 	if !entry.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, s)
 	}
 	if !controllerutil.ContainsFinalizer(entry, v1alpha1.FinalizerName) {
+		// The finalizer is the durable record that the ID may be on the
+		// list: nothing is submitted unless it landed. A 404 means the
+		// entry was deleted (before it had a finalizer) since the cache
+		// showed it.
 		if err := patchFinalizer(ctx, r.Client, entry, controllerutil.AddFinalizer); err != nil {
+			if apierrors.IsNotFound(err) {
+				return ctrl.Result{}, nil
+			}
 			return requeueOnConflict(err)
 		}
 		s.before = entry.DeepCopy()
 	}
 	err = r.ensureAdded(ctx, s)
 	return requeueOnConflict(errors.Join(err, r.patchStatus(ctx, s)))
+}
+
+// documentUnknown reports an entry whose list's document is not known: a
+// URL from a Secret that the list's reconcile has not read, or could not
+// (the document, and so the replica that writes it, is not known yet).
+// The entry says why the list failed, with the list's own reason, or that
+// it waits; the list's reconcile, once it has read the Secret, publishes
+// the document, which queues the entry.
+func (r *EntryReconciler) documentUnknown(s *entryScope) {
+	if ready := readyOf(s.list); ready != nil && ready.Status == metav1.ConditionFalse && ready.ObservedGeneration == s.list.GetGeneration() {
+		r.refuse(s, ready.Reason, fmt.Sprintf("%s cannot be written: %s", s.ref, ready.Message))
+		return
+	}
+	if c := s.conditions(); !c.hasOutcome() {
+		c.progressing(fmt.Sprintf("waiting for %s to resolve the document it names", s.ref))
+	}
+}
+
+// listMissing handles an entry whose list the cache does not show. Only a
+// read from the API server may conclude that the list is gone (the cache
+// may trail it): then a deleting entry lets go of its finalizer without a
+// write, and a live one reports ListNotFound. A list that exists is left to
+// the replica that owns its document, once the cache shows it.
+func (r *EntryReconciler) listMissing(ctx context.Context, s *entryScope) (ctrl.Result, error) {
+	if _, err := getList(ctx, r.APIReader, s.ref); err == nil {
+		return ctrl.Result{RequeueAfter: listLagRequeue}, nil
+	} else if !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, fmt.Errorf("read %s: %w", s.ref, err)
+	}
+	if !s.entry.DeletionTimestamp.IsZero() {
+		if !controllerutil.ContainsFinalizer(s.entry, v1alpha1.FinalizerName) {
+			return ctrl.Result{}, nil
+		}
+		r.Recorder.Eventf(s.entry, nil, corev1.EventTypeWarning, v1alpha1.ReasonRemoveSkipped, "Remove",
+			"%s does not exist, so ID %q could not be removed from it", s.ref, s.entry.Spec.ID)
+		return requeueOnConflict(r.releaseFinalizer(ctx, s.entry))
+	}
+	// Not Stalled: an entry applied together with its list is often seen
+	// first, and the list's watch queues it when the list appears.
+	why := fmt.Sprintf("%s does not exist", s.ref)
+	s.setSynced(metav1.ConditionFalse, v1alpha1.ReasonListNotFound, why)
+	s.conditions().waiting(v1alpha1.ReasonListNotFound, why)
+	return requeueOnConflict(r.patchStatus(ctx, s))
+}
+
+// admitted reports whether the entry's list lets it keep its ID there: the
+// list holds the claim on its document (else DocumentInUse), and a
+// ClusterExternalList selects the entry's namespace (else
+// NamespaceNotAllowed).
+func (r *EntryReconciler) admitted(ctx context.Context, s *entryScope) (reason, why string, ok bool, err error) {
+	if s.ref.Kind == v1alpha1.ListKindClusterExternalList {
+		nsLabels, err := r.namespaceLabels(ctx, s.entry.Namespace)
+		if err != nil {
+			return "", "", false, err
+		}
+		if why, ok := admits(s.list, s.entry.Namespace, nsLabels); !ok {
+			return v1alpha1.ReasonNamespaceNotAllowed, why, false, nil
+		}
+	}
+	holder, err := holderOf(ctx, r.Client, s.list)
+	if err != nil {
+		return "", "", false, err
+	}
+	if holder.GetUID() != s.list.GetUID() {
+		return v1alpha1.ReasonDocumentInUse, fmt.Sprintf("%s does not hold the claim on its document: %s",
+			s.ref, inUseMessage(holder, s.entry.Namespace)), false, nil
+	}
+	return "", "", true, nil
+}
+
+// notAdmitted handles an entry its list does not admit (see admitted): its
+// ID is never written. A deleting one lets go of its finalizer; a live one
+// reports why, as Stalled: the user must change something.
+func (r *EntryReconciler) notAdmitted(ctx context.Context, s *entryScope, reason, why string) (ctrl.Result, error) {
+	if !s.entry.DeletionTimestamp.IsZero() {
+		if !controllerutil.ContainsFinalizer(s.entry, v1alpha1.FinalizerName) {
+			return ctrl.Result{}, nil
+		}
+		r.Recorder.Eventf(s.entry, nil, corev1.EventTypeWarning, v1alpha1.ReasonRemoveSkipped, "Remove",
+			"%s; ID %q was left as it is", why, s.entry.Spec.ID)
+		return requeueOnConflict(r.releaseFinalizer(ctx, s.entry))
+	}
+	r.refuse(s, reason, why)
+	return requeueOnConflict(r.patchStatus(ctx, s))
+}
+
+// refuse records that the entry's ID cannot be written for reason: Synced
+// and Ready False (with Stalled or Reconciling, see needsUser), and a
+// Warning event when the reason is new, not at every reconcile.
+func (r *EntryReconciler) refuse(s *entryScope, reason, why string) {
+	s.setSynced(metav1.ConditionFalse, reason, why)
+	s.conditions().failed(reason, why)
+	if prev := meta.FindStatusCondition(s.before.Status.Conditions, v1alpha1.ConditionReady); prev == nil || prev.Reason != reason {
+		r.Recorder.Eventf(s.entry, nil, corev1.EventTypeWarning, reason, "Add", "%s", why)
+	}
+}
+
+// namespaceLabels returns the labels of namespace, as the cache shows it.
+func (r *EntryReconciler) namespaceLabels(ctx context.Context, namespace string) (map[string]string, error) {
+	ns := &corev1.Namespace{}
+	if err := r.Client.Get(ctx, types.NamespacedName{Name: namespace}, ns); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("get namespace %q: %w", namespace, err)
+	}
+	return ns.Labels, nil
+}
+
+// admitter returns whether l admits an entry (see listAdmitter).
+func (r *EntryReconciler) admitter(ctx context.Context, l v1alpha1.List) func(*v1alpha1.ListEntry) bool {
+	return listAdmitter(ctx, r.Client, l)
 }
 
 // ensureAdded submits the add, or records the outcome of the one submitted
@@ -131,34 +268,36 @@ func (r *EntryReconciler) ensureAdded(ctx context.Context, s *entryScope) error 
 		return reconcile.TerminalError(r.fail(s, "Add", err))
 	}
 	if why, blocked := addBlocked(s.entry, s.list); blocked {
-		// Not Stalled: an entry applied together with its ExternalList is
-		// often seen first, and the ExternalList watch queues it when the
-		// list appears (or, for a list being deleted, when it is gone).
+		// Not Stalled: the list watch queues the entry when the list is
+		// gone.
 		s.setSynced(metav1.ConditionFalse, v1alpha1.ReasonListNotFound, why)
 		s.conditions().waiting(v1alpha1.ReasonListNotFound, why)
 		return nil
 	}
-	cl, key, err := r.Lists.For(ctx, s.list)
+	cl, claim, err := r.client(ctx, s)
 	if err != nil {
 		return r.fail(s, "Add", err)
 	}
-	res, done, err := r.change(s, cl, key, true)
+	res, done, err := r.change(s, cl, claim, true)
 	s.entry.Status.LastHandledReconcileAt = requestedAt(s.entry)
 	if !done {
-		s.inFlight(fmt.Sprintf("adding ID %q to list %s", s.entry.Spec.ID, s.entry.Spec.ListRef.Name))
+		s.inFlight(fmt.Sprintf("adding ID %q to %s", s.entry.Spec.ID, s.ref))
 		return nil
+	}
+	if errors.Is(err, etagclient.ErrFenced) {
+		return r.fenced(s)
 	}
 	if err != nil {
 		return r.fail(s, "Add", err)
 	}
-	msg := fmt.Sprintf("ID %q is on list %s (%d items)", s.entry.Spec.ID, s.entry.Spec.ListRef.Name, res.Items)
+	msg := fmt.Sprintf("ID %q is on %s (%d items)", s.entry.Spec.ID, s.ref, res.Items)
 	s.setSynced(metav1.ConditionTrue, v1alpha1.ReasonAdded, msg)
 	s.conditions().ready(v1alpha1.ReasonAdded, msg)
 	return nil
 }
 
-// reconcileDelete takes the ID off the list unless another live entry holds
-// it in the same document, then releases the finalizer.
+// reconcileDelete takes the ID off the list unless another live entry of
+// the list holds it, then releases the finalizer.
 func (r *EntryReconciler) reconcileDelete(ctx context.Context, s *entryScope) (ctrl.Result, error) {
 	entry := s.entry
 	if !controllerutil.ContainsFinalizer(entry, v1alpha1.FinalizerName) {
@@ -172,7 +311,7 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, s *entryScope) (c
 		r.Recorder.Eventf(entry, nil, corev1.EventTypeWarning, v1alpha1.ReasonRemoveSkipped, "Remove", "%s", why)
 		return requeueOnConflict(r.releaseFinalizer(ctx, entry))
 	}
-	cl, key, err := r.Lists.For(ctx, s.list)
+	cl, claim, err := r.client(ctx, s)
 	if err != nil {
 		return requeueOnConflict(errors.Join(r.fail(s, "Remove", err), r.patchStatus(ctx, s)))
 	}
@@ -181,9 +320,12 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, s *entryScope) (c
 		return ctrl.Result{}, err
 	}
 	if !held {
-		_, done, err := r.change(s, cl, key, false)
+		_, done, err := r.change(s, cl, claim, false)
 		if !done {
 			return ctrl.Result{}, nil
+		}
+		if errors.Is(err, etagclient.ErrFenced) {
+			return ctrl.Result{RequeueAfter: conflictRequeue}, r.fenced(s)
 		}
 		if err != nil {
 			return requeueOnConflict(errors.Join(r.fail(s, "Remove", err), r.patchStatus(ctx, s)))
@@ -192,27 +334,52 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, s *entryScope) (c
 	return requeueOnConflict(r.releaseFinalizer(ctx, entry))
 }
 
-// listGoing reports whether the cached ExternalList is gone or being
-// deleted. It reads the informer cache only, so it is cheap enough for the
-// list client to ask before every write.
-func (r *EntryReconciler) listGoing(key client.ObjectKey) bool {
-	var xl v1alpha1.ExternalList
-	if err := r.Client.Get(context.Background(), key, &xl); err != nil {
-		return apierrors.IsNotFound(err)
+// fenced handles a change that failed because this replica lost the right
+// to write its document (its bucket moved, or the list went): nothing is
+// reported, and the entry is looked at again, by whichever replica owns it
+// then.
+func (r *EntryReconciler) fenced(s *entryScope) error {
+	r.queue.addAfter(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(s.entry)}, conflictRequeue)
+	return nil
+}
+
+// client returns the client of the entry's list's claim, and the claim.
+func (r *EntryReconciler) client(ctx context.Context, s *entryScope) (*etagclient.Client, string, error) {
+	cfg, err := r.Lists.Resolve(ctx, s.list)
+	if err != nil {
+		return nil, "", err
 	}
-	return !xl.DeletionTimestamp.IsZero()
+	cl, err := r.Lists.Client(cfg, s.ref)
+	if err != nil {
+		return nil, "", err
+	}
+	return cl, cfg.claim, nil
+}
+
+// addAllowed reports whether an add for an entry of ref may still be
+// written: the list (the same object, uid) is in the cache, is not being
+// deleted, and holds its claim. It reads the cache only, so it is cheap
+// enough for the list client to ask before every write attempt.
+func (r *EntryReconciler) addAllowed(ref listRef, uid types.UID) bool {
+	ctx := context.Background()
+	l, err := getList(ctx, r.Client, ref)
+	if err != nil || l.GetUID() != uid || l.GetDeletionTimestamp() != nil {
+		return false
+	}
+	holder, err := holderOf(ctx, r.Client, l)
+	return err == nil && holder.GetUID() == uid
 }
 
 // change hands the add or removal of the entry's ID to the list's client, or
 // returns the outcome of the one handed over before. done is false while it
 // is in flight; its completion queues the entry again. The change keeps the
 // entry's bucket admitted until it completes, so the bucket cannot move
-// while it is in flight, and it is fenced: after a lost write it is applied
-// again only while this replica still owns the bucket.
-func (r *EntryReconciler) change(s *entryScope, cl *etagclient.Client, key string, add bool) (etagclient.Result, bool, error) {
+// while it is in flight; the client's fence stops its writes once this
+// replica's right to act on the document ends.
+func (r *EntryReconciler) change(s *entryScope, cl *etagclient.Client, claim string, add bool) (etagclient.Result, bool, error) {
 	entry := s.entry
 	name := client.ObjectKeyFromObject(entry)
-	res, found, done, err := r.flights.take(name, entry.UID, add, entry.Spec.ID, key)
+	res, found, done, err := r.flights.take(name, entry.UID, add, entry.Spec.ID, claim)
 	if found {
 		return res, done, err
 	}
@@ -221,20 +388,18 @@ func (r *EntryReconciler) change(s *entryScope, cl *etagclient.Client, key strin
 		return etagclient.Result{}, false, nil
 	}
 	ch := etagclient.Change{Remove: []string{entry.Spec.ID}}
+	var owns func() bool
 	if add {
 		ch = etagclient.Change{Add: []string{entry.Spec.ID}}
+		// An add is also fenced by its list: once the list is going, its
+		// deletionPolicy decides what happens to the IDs, and an add that
+		// waited in the queue or in a backoff must not land after a Delete
+		// cleanup took the IDs off; once another list holds the claim,
+		// this entry's ID is no longer the list's to add.
+		ref, uid := s.ref, s.list.GetUID()
+		owns = func() bool { return r.addAllowed(ref, uid) }
 	}
 	req := reconcile.Request{NamespacedName: name}
-	bucket := s.bucket
-	owns := func() bool { return r.Owner.Owns(bucket) }
-	if add {
-		// An add is also fenced by its list's deletion: once the
-		// ExternalList is going, its deletionPolicy decides what happens to
-		// the IDs, and an add that waited in the queue or in a backoff
-		// must not land after a Delete cleanup took the IDs off.
-		listKey := client.ObjectKey{Namespace: entry.Namespace, Name: entry.Spec.ListRef.Name}
-		owns = func() bool { return r.Owner.Owns(bucket) && !r.listGoing(listKey) }
-	}
 	pending, err := cl.SubmitFenced(ch, owns, func() {
 		release()
 		r.queue.add(req)
@@ -243,7 +408,7 @@ func (r *EntryReconciler) change(s *entryScope, cl *etagclient.Client, key strin
 		release()
 		return etagclient.Result{}, true, err
 	}
-	r.flights.put(name, &flight{uid: entry.UID, add: add, id: entry.Spec.ID, key: key, pending: pending})
+	r.flights.put(name, &flight{uid: entry.UID, add: add, id: entry.Spec.ID, key: claim, pending: pending})
 	s.submitted = true
 	// Still in flight after the grace: queue the entry, so that its status
 	// says so. Done by then, the completion has queued it already.
@@ -257,70 +422,25 @@ func (r *EntryReconciler) change(s *entryScope, cl *etagclient.Client, key strin
 	return etagclient.Result{}, false, nil
 }
 
-// heldByOthers reports whether another live entry holds the entry's ID in
-// the same document, through any ExternalList in any namespace this
-// replica watches. The cache decides: every holder of the ID in this
-// document falls in the same bucket, so this replica has seen each of their
-// deletions before it processes them, and the last holder to go always
-// sees that the others are gone.
+// heldByOthers reports whether another live entry of the same list, which
+// the list admits, holds the entry's ID. The cache decides: every entry of
+// the list falls in the same bucket, so this replica has seen each of
+// their deletions before it processes them, and the last holder to go
+// always sees that the others are gone.
 func (r *EntryReconciler) heldByOthers(ctx context.Context, s *entryScope) (bool, error) {
 	var same v1alpha1.ListEntryList
-	if err := r.Client.List(ctx, &same, client.MatchingFields{idField: s.entry.Spec.ID}); err != nil {
+	if err := r.Client.List(ctx, &same, client.MatchingFields{listIDField: listIDKey(s.ref, s.entry.Spec.ID)}); err != nil {
 		return false, fmt.Errorf("list entries with ID %q: %w", s.entry.Spec.ID, err)
 	}
-	docs := map[types.NamespacedName]string{}
-	for i := range same.Items {
-		k := same.Items[i].ListKey()
-		if _, seen := docs[k]; seen || same.Items[i].UID == s.entry.UID {
-			continue
-		}
-		xl := &v1alpha1.ExternalList{}
-		if err := r.Client.Get(ctx, k, xl); err != nil {
-			if apierrors.IsNotFound(err) {
-				continue
-			}
-			return false, err
-		}
-		docs[k] = documentKey(xl)
-	}
-	return heldByOthers(s.entry, documentKey(s.list), same.Items, docs), nil
-}
-
-func (r *EntryReconciler) getList(ctx context.Context, entry *v1alpha1.ListEntry) (*v1alpha1.ExternalList, error) {
-	xl := &v1alpha1.ExternalList{}
-	if err := r.Client.Get(ctx, entry.ListKey(), xl); err != nil {
-		return nil, err
-	}
-	return xl, nil
-}
-
-// patchFinalizer adds or removes listkeeper's finalizer on obj (a ListEntry
-// or an ExternalList) with an optimistic lock: the patch carries the
-// resourceVersion it was computed from, so it can never drop a finalizer
-// that another controller added meanwhile.
-func patchFinalizer(ctx context.Context, c client.Client, obj client.Object, edit func(client.Object, string) bool) error {
-	patch := client.MergeFromWithOptions(obj.DeepCopyObject().(client.Object), client.MergeFromWithOptimisticLock{})
-	if !edit(obj, v1alpha1.FinalizerName) {
-		return nil
-	}
-	return client.IgnoreNotFound(c.Patch(ctx, obj, patch))
+	return heldByOthers(s.entry, same.Items, r.admitter(ctx, s.list)), nil
 }
 
 func (r *EntryReconciler) releaseFinalizer(ctx context.Context, entry *v1alpha1.ListEntry) error {
-	if err := patchFinalizer(ctx, r.Client, entry, controllerutil.RemoveFinalizer); err != nil {
+	if err := client.IgnoreNotFound(patchFinalizer(ctx, r.Client, entry, controllerutil.RemoveFinalizer)); err != nil {
 		return err
 	}
 	r.flights.forget(client.ObjectKeyFromObject(entry))
 	return nil
-}
-
-// requeueOnConflict turns an optimistic-lock conflict into a prompt retry
-// from a fresher cache instead of an error.
-func requeueOnConflict(err error) (ctrl.Result, error) {
-	if err != nil && apierrors.IsConflict(err) {
-		return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-	}
-	return ctrl.Result{}, err
 }
 
 // fail records err on the Synced and Ready conditions (with Stalled or
@@ -370,17 +490,18 @@ func (r *EntryReconciler) patchStatus(ctx context.Context, s *entryScope) error 
 // SetupWithManager registers the controller, its field indexes and its
 // watches.
 func (r *EntryReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	if r.Client == nil || r.Lists == nil || r.Recorder == nil || r.Owner == nil {
-		return errors.New("EntryReconciler needs Client, Lists, Recorder and Owner")
+	if r.Client == nil || r.APIReader == nil || r.Lists == nil || r.Recorder == nil || r.Owner == nil {
+		return errors.New("EntryReconciler needs Client, APIReader, Lists, Recorder and Owner")
 	}
-	if err := indexEntries(context.Background(), mgr.GetFieldIndexer()); err != nil {
+	if err := addIndexes(context.Background(), mgr.GetFieldIndexer(), entryIndexes()); err != nil {
 		return err
 	}
 	r.Owner.OnGained(r.queueGained)
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.ListEntry{}, builder.WithPredicates(predicate.Or(specOrDeletionChanged(), reconcileRequested()))).
-		Watches(&v1alpha1.ExternalList{}, handler.EnqueueRequestsFromMapFunc(r.entriesOfList),
-			builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, listBecameReady()))).
+		Watches(&v1alpha1.ExternalList{}, handler.EnqueueRequestsFromMapFunc(r.entriesOfList), builder.WithPredicates(listChanged())).
+		Watches(&v1alpha1.ClusterExternalList{}, handler.EnqueueRequestsFromMapFunc(r.entriesOfList), builder.WithPredicates(listChanged())).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.entriesOfNamespace), builder.WithPredicates(labelsChanged())).
 		WatchesRawSource(r.queue.source()).
 		WithOptions(controllerOptions(r.MaxConcurrentReconciles, r.NewRateLimiter)).
 		Named("listentry").
@@ -397,61 +518,60 @@ func (r *EntryReconciler) queueGained(gained []int) {
 	if err := r.Client.List(ctx, &entries); err != nil {
 		return
 	}
-	lists := map[types.NamespacedName]*v1alpha1.ExternalList{}
+	lists := map[listRef]v1alpha1.List{}
 	r.queue.addInBuckets(gained, len(entries.Items), func(i int) (int, reconcile.Request) {
 		e := &entries.Items[i]
-		xl, ok := lists[e.ListKey()]
+		ref := entryListRef(e)
+		l, ok := lists[ref]
 		if !ok {
-			xl = &v1alpha1.ExternalList{}
-			if err := r.Client.Get(ctx, e.ListKey(), xl); err != nil {
-				xl = nil
-			}
-			lists[e.ListKey()] = xl
+			l, _ = getList(ctx, r.Client, ref)
+			lists[ref] = l
 		}
-		return r.Owner.Bucket(entryKey(e, xl)), reconcile.Request{NamespacedName: client.ObjectKeyFromObject(e)}
+		return r.Owner.Bucket(entryBucketKey(e, l)), reconcile.Request{NamespacedName: client.ObjectKeyFromObject(e)}
 	})
 }
 
-// entriesOfList maps an ExternalList to those of its entries that this
-// replica owns, so they are queued at once (without waiting for their
-// backoff) when the list appears, its spec changes or it turns Ready.
+// entriesOfList maps a list to its entries, when this replica owns them,
+// so they are queued at once (without waiting for their backoff) when the
+// list appears, goes, changes its spec or document, or turns Ready or not.
 func (r *EntryReconciler) entriesOfList(ctx context.Context, obj client.Object) []reconcile.Request {
-	xl, _ := obj.(*v1alpha1.ExternalList)
-	if xl == nil {
+	l, ok := obj.(v1alpha1.List)
+	if !ok {
 		return nil
 	}
-	// An entry's bucket is hashed from its list's document while the list
-	// is in the cache, and without it once it is gone (see entryKey). On a
-	// delete event the cache no longer has the list, so the entries are
-	// keyed as their reconciles will key them: without it. Keyed by the
-	// deleted list, they would be queued only by a replica that then finds
-	// it does not own them, and a deleting entry would stay Terminating.
-	keyedBy := xl
-	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(xl), &v1alpha1.ExternalList{}); apierrors.IsNotFound(err) {
-		keyedBy = nil
+	ref := refOf(l)
+	// Entries are keyed as their reconciles will key them: by the list's
+	// document while the cache shows the list, and without it once it is
+	// gone (on a delete event the cache no longer has it).
+	key := listBucketKey(l)
+	if _, err := getList(ctx, r.Client, ref); apierrors.IsNotFound(err) {
+		key = fallbackKey(ref)
+	}
+	if !r.Owner.Owns(r.Owner.Bucket(key)) {
+		return nil // its owner's own watch queues them
 	}
 	var list v1alpha1.ListEntryList
-	if err := r.Client.List(ctx, &list, client.InNamespace(obj.GetNamespace()),
-		client.MatchingFields{listRefField: obj.GetName()}); err != nil {
+	if err := r.Client.List(ctx, &list, client.MatchingFields{listField: ref.key()}); err != nil {
 		return nil
 	}
 	reqs := make([]reconcile.Request, 0, len(list.Items))
 	for i := range list.Items {
-		e := &list.Items[i]
-		if !r.Owner.Owns(r.Owner.Bucket(entryKey(e, keyedBy))) {
-			continue // its owner's own watch queues it
-		}
-		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: e.Namespace, Name: e.Name}})
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
 	}
 	return reqs
 }
 
-// controllerOptions are a controller's options: workers (at least one) and
-// the work queue's rate limiter, when newRateLimiter is set.
-func controllerOptions(workers int, newRateLimiter func() workqueue.TypedRateLimiter[reconcile.Request]) crcontroller.Options {
-	o := crcontroller.Options{MaxConcurrentReconciles: max(1, workers)}
-	if newRateLimiter != nil {
-		o.RateLimiter = newRateLimiter()
+// entriesOfNamespace maps a namespace whose labels changed to its entries
+// of ClusterExternalLists, whose selectors may now admit them or not.
+func (r *EntryReconciler) entriesOfNamespace(ctx context.Context, obj client.Object) []reconcile.Request {
+	var list v1alpha1.ListEntryList
+	if err := r.Client.List(ctx, &list, client.InNamespace(obj.GetName()),
+		client.MatchingFields{listKindField: string(v1alpha1.ListKindClusterExternalList)}); err != nil {
+		return nil
 	}
-	return o
+	var reqs []reconcile.Request
+	for i := range list.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+	}
+	return reqs
 }

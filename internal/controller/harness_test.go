@@ -18,12 +18,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -66,6 +68,12 @@ type managerConfig struct {
 	restConfig *rest.Config
 	// newRateLimiter is Options.NewRateLimiter (default: controller-runtime's).
 	newRateLimiter func() workqueue.TypedRateLimiter[reconcile.Request]
+	// interceptor, when set, wraps the manager's client (its writes and
+	// its cache reads), to fail or delay chosen calls.
+	interceptor *interceptor.Funcs
+	// lateWriteBound is Options.LateWriteBound (default: 2s, so that
+	// Delete cleanups do not make the tests slow).
+	lateWriteBound time.Duration
 }
 
 // Lease timing of in-process members: short, so tests that stop a member
@@ -115,6 +123,13 @@ func startManager(t *testing.T, c managerConfig) *replica {
 		// name.
 		Controller:              config.Controller{SkipNameValidation: ptr(true)},
 		GracefulShutdownTimeout: ptr(10 * time.Second),
+		NewClient: func(cfg *rest.Config, opts client.Options) (client.Client, error) {
+			cl, err := client.New(cfg, opts)
+			if err != nil || c.interceptor == nil {
+				return cl, err
+			}
+			return interceptor.NewClient(noWatch{cl}, *c.interceptor), nil
+		},
 	})
 	if err != nil {
 		t.Fatalf("create manager: %v", err)
@@ -128,8 +143,11 @@ func startManager(t *testing.T, c managerConfig) *replica {
 		etagclient.WithLogger(logger.WithName("etagclient")),
 		etagclient.WithBatchInterval(etagclient.DefaultBatchInterval), // as cmd/manager
 	}
+	if c.lateWriteBound == 0 {
+		c.lateWriteBound = 2 * time.Second
+	}
 	o := Options{MaxConcurrentReconciles: c.maxConcurrent, ClientOptions: append(opts, c.clientOptions...),
-		NewRateLimiter: c.newRateLimiter}
+		NewRateLimiter: c.newRateLimiter, LateWriteBound: c.lateWriteBound}
 	var member *membership.Member
 	if c.member {
 		kube, err := kubernetes.NewForConfig(cfg)
@@ -184,6 +202,14 @@ func startManager(t *testing.T, c managerConfig) *replica {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// noWatch makes a client.Client an interceptor's client.WithWatch; the
+// manager's client never watches (its cache does).
+type noWatch struct{ client.Client }
+
+func (noWatch) Watch(context.Context, client.ObjectList, ...client.ListOption) (watch.Interface, error) {
+	return nil, errors.New("the manager's client does not watch")
+}
 
 // logTailLines is how much of a manager's log a failed test prints.
 const logTailLines = 200
@@ -324,8 +350,8 @@ func conditionsOf(obj client.Object) []metav1.Condition {
 	switch o := obj.(type) {
 	case *v1alpha1.ListEntry:
 		return o.Status.Conditions
-	case *v1alpha1.ExternalList:
-		return o.Status.Conditions
+	case v1alpha1.List:
+		return o.ListStatus().Conditions
 	}
 	return nil
 }

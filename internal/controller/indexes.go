@@ -9,44 +9,86 @@ import (
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 )
 
-// Field names. listRefField and idField are both cache indexes and CRD
-// selectable fields, so the same name works against the cache and, as a
-// field selector, against the API server. secretRefField indexes
-// ExternalLists by the Secret they read headers from.
+// Field names. listRefField, listKindField and idField are both cache
+// indexes and CRD selectable fields, so the same name works against the
+// cache and, as a field selector, against the API server. The others
+// exist only in the cache.
 const (
-	listRefField   = "spec.listRef.name"
-	idField        = "spec.id"
-	secretRefField = "spec.headersFrom.secretRef.name"
-	// documentField indexes ExternalLists by the document they name
-	// (documentKey), for the lists that share a document's reference
-	// counts. It exists only in the cache.
-	documentField = "listkeeper.dev/document"
+	listRefField  = "spec.listRef.name"
+	listKindField = "spec.listRef.kind"
+	idField       = "spec.id"
+	// listField indexes ListEntries by their list (listRef.key: kind,
+	// namespace, name), and listIDField by their list and ID.
+	listField   = "listkeeper.dev/list"
+	listIDField = "listkeeper.dev/list-id"
+	// secretRefField indexes lists of both kinds by the Secrets they read
+	// (namespace/name: a ClusterExternalList's live in the cluster
+	// resource namespace).
+	secretRefField = "listkeeper.dev/secret"
+	// claimField indexes lists of both kinds by their claim (claimKey), to
+	// find the lists that compete for one.
+	claimField = "listkeeper.dev/claim"
 )
 
-func indexEntries(ctx context.Context, idx client.FieldIndexer) error {
-	if err := idx.IndexField(ctx, &v1alpha1.ListEntry{}, listRefField, func(o client.Object) []string {
-		return []string{o.(*v1alpha1.ListEntry).Spec.ListRef.Name}
-	}); err != nil {
-		return fmt.Errorf("index %s: %w", listRefField, err)
-	}
-	if err := idx.IndexField(ctx, &v1alpha1.ListEntry{}, idField, func(o client.Object) []string {
-		return []string{o.(*v1alpha1.ListEntry).Spec.ID}
-	}); err != nil {
-		return fmt.Errorf("index %s: %w", idField, err)
-	}
-	return nil
+// listIDKey is the listIDField value of an entry of ref with ID id.
+func listIDKey(ref listRef, id string) string { return ref.key() + "\x00" + id }
+
+// index is one field index of the cache.
+type index struct {
+	obj     client.Object
+	field   string
+	extract client.IndexerFunc
 }
 
-func indexLists(ctx context.Context, idx client.FieldIndexer) error {
-	if err := idx.IndexField(ctx, &v1alpha1.ExternalList{}, secretRefField, func(o client.Object) []string {
-		return o.(*v1alpha1.ExternalList).SecretNames()
-	}); err != nil {
-		return fmt.Errorf("index %s: %w", secretRefField, err)
+// entryIndexes are the indexes of ListEntries.
+func entryIndexes() []index {
+	var out []index
+	for field, value := range map[string]func(*v1alpha1.ListEntry) string{
+		listRefField:  func(e *v1alpha1.ListEntry) string { return e.Spec.ListRef.Name },
+		listKindField: func(e *v1alpha1.ListEntry) string { return string(e.ListKind()) },
+		idField:       func(e *v1alpha1.ListEntry) string { return e.Spec.ID },
+		listField:     func(e *v1alpha1.ListEntry) string { return entryListRef(e).key() },
+		listIDField:   func(e *v1alpha1.ListEntry) string { return listIDKey(entryListRef(e), e.Spec.ID) },
+	} {
+		out = append(out, index{obj: &v1alpha1.ListEntry{}, field: field, extract: func(o client.Object) []string {
+			return []string{value(o.(*v1alpha1.ListEntry))}
+		}})
 	}
-	if err := idx.IndexField(ctx, &v1alpha1.ExternalList{}, documentField, func(o client.Object) []string {
-		return []string{documentKey(o.(*v1alpha1.ExternalList))}
-	}); err != nil {
-		return fmt.Errorf("index %s: %w", documentField, err)
+	return out
+}
+
+// listIndexes are the indexes of the lists of both kinds: by the Secrets
+// they read (clusterNamespace is where a ClusterExternalList's are) and by
+// claim.
+func listIndexes(clusterNamespace string) []index {
+	var out []index
+	for _, obj := range []client.Object{&v1alpha1.ExternalList{}, &v1alpha1.ClusterExternalList{}} {
+		out = append(out,
+			index{obj: obj, field: secretRefField, extract: func(o client.Object) []string {
+				l := o.(v1alpha1.List)
+				ns := secretNamespace(l, clusterNamespace)
+				var keys []string
+				for _, name := range l.ListSpec().SecretNames() {
+					keys = append(keys, ns+"/"+name)
+				}
+				return keys
+			}},
+			index{obj: obj, field: claimField, extract: func(o client.Object) []string {
+				if key := claimKey(o.(v1alpha1.List)); key != "" {
+					return []string{key}
+				}
+				return nil
+			}})
+	}
+	return out
+}
+
+// addIndexes registers idx with the cache.
+func addIndexes(ctx context.Context, fi client.FieldIndexer, idx []index) error {
+	for _, i := range idx {
+		if err := fi.IndexField(ctx, i.obj, i.field, i.extract); err != nil {
+			return fmt.Errorf("index %s: %w", i.field, err)
+		}
 	}
 	return nil
 }

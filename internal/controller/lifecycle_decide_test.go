@@ -48,7 +48,6 @@ func TestDeletionDecisions(t *testing.T) {
 		wantFinalizer        bool
 		wantSkip, wantNoAdds bool
 	}{
-		{name: "list gone", list: nil, wantSkip: true, wantNoAdds: true},
 		{name: "default policy, live", list: lifecycleList("", false)},
 		{name: "Orphan, live", list: lifecycleList(v1alpha1.DeletionPolicyOrphan, false)},
 		{name: "Delete, live", list: lifecycleList(v1alpha1.DeletionPolicyDelete, false), wantFinalizer: true},
@@ -61,10 +60,8 @@ func TestDeletionDecisions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.list != nil {
-				if got := wantsListFinalizer(tt.list); got != tt.wantFinalizer {
-					t.Errorf("wantsListFinalizer = %t, want %t", got, tt.wantFinalizer)
-				}
+			if got := wantsListFinalizer(&tt.list.Spec); got != tt.wantFinalizer {
+				t.Errorf("wantsListFinalizer = %t, want %t", got, tt.wantFinalizer)
 			}
 			why, skip := skipRemoval(&e, tt.list)
 			if skip != tt.wantSkip || (skip && !strings.Contains(why, "tenant-a")) {
@@ -82,16 +79,15 @@ func TestCleanupChange(t *testing.T) {
 	tests := []struct {
 		name string
 		own  []v1alpha1.ListEntry
-		keep []string
 		want []string
 	}{
 		{name: "no entries", want: nil},
 		{name: "live and deleting entries both go", own: []v1alpha1.ListEntry{
 			entry("a", "allow", "x", false), entry("b", "allow", "y", true),
 		}, want: []string{"x", "y"}},
-		{name: "an ID held through another list stays", own: []v1alpha1.ListEntry{
-			entry("a", "allow", "x", false), entry("b", "allow", "shared", false),
-		}, keep: []string{"shared", "theirs"}, want: []string{"x"}},
+		{name: "an ID of an entry the list does not admit was never written", own: []v1alpha1.ListEntry{
+			entry("a", "allow", "x", false), entry("b", "allow", "not-admitted", false),
+		}, want: []string{"x"}},
 		{name: "duplicates once", own: []v1alpha1.ListEntry{
 			entry("a", "allow", "x", false), entry("b", "allow", "x", true),
 		}, want: []string{"x"}},
@@ -101,7 +97,7 @@ func TestCleanupChange(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ch := cleanupChange(tt.own, tt.keep)
+			ch := cleanupChange(tt.own, func(e *v1alpha1.ListEntry) bool { return e.Spec.ID != "not-admitted" })
 			if !slices.Equal(ch.Remove, tt.want) || ch.Add != nil || ch.RetainOnly != nil {
 				t.Errorf("cleanupChange = %+v, want Remove %v only", ch, tt.want)
 			}
@@ -145,7 +141,7 @@ func TestCheckTransport(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = checkTransport(xl, u)
+			err = checkTransport(&xl.Spec, u)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("want allowed, got %v", err)

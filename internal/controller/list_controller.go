@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -25,69 +22,66 @@ import (
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 )
 
-// statusRefreshInterval is how often an ExternalList's status (reachability,
-// ETag, counts) is refreshed between resyncs. A refresh costs one
-// conditional GET, usually answered 304.
-const statusRefreshInterval = time.Minute
-
-// listRateLimiter is the ExternalList controller's default work-queue rate
-// limiter: controller-runtime's (per-item exponential backoff from 5 ms,
-// and an overall 10/s, burst 100), but with the backoff capped at
-// statusRefreshInterval instead of 1,000 s. A list that failed for a while
-// keeps being checked every minute, so it sees the end of an outage within
-// a minute; its entries, queued when it turns Ready, follow at once.
-func listRateLimiter() workqueue.TypedRateLimiter[reconcile.Request] {
-	return workqueue.NewTypedMaxOfRateLimiter(
-		workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](5*time.Millisecond, statusRefreshInterval),
-		&workqueue.TypedBucketRateLimiter[reconcile.Request]{Limiter: rate.NewLimiter(rate.Limit(10), 100)},
-	)
-}
-
-// ListReconciler checks that an ExternalList's document is reachable and
-// well-formed, reports its state, and corrects drift every resync interval.
+// ListReconciler checks that a list's document is reachable and
+// well-formed, reports its state, and corrects drift every resync
+// interval. One ListReconciler serves one kind (ExternalList or
+// ClusterExternalList); only the replica that owns the bucket of the
+// list's document acts on it, and only the list that holds the claim on
+// its document writes.
 type ListReconciler struct {
+	// Kind is the kind of list reconciled. Default: ExternalList.
+	Kind v1alpha1.ListKind
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
 	// APIReader reads from the API server directly, to re-check a drift
-	// correction against entries the cache may not show yet.
+	// correction and a cleanup against entries the cache may not show yet.
 	APIReader client.Reader
 	// Lists hands out the shared ETag clients.
 	Lists *ListClients
 	// Recorder emits events.
 	Recorder EventRecorder
-	// Owner decides which ExternalLists this replica acts on.
+	// Owner decides which lists this replica acts on.
 	Owner Owner
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// MaxConcurrentReconciles is the number of workers (default 1).
 	MaxConcurrentReconciles int
 	// NewRateLimiter, when set, makes the work queue's rate limiter (the
-	// backoff of failed reconciles). Default: controller-runtime's.
+	// backoff of failed reconciles). Default: listRateLimiter.
 	NewRateLimiter func() workqueue.TypedRateLimiter[reconcile.Request]
+	// LateWriteBound is how long after a replica lost its right to act a
+	// write it sent may still land. A Delete cleanup lets go only after two
+	// clean passes this far apart. Default: DefaultLateWriteBound.
+	LateWriteBound time.Duration
 
 	queue workQueue
-	// cleanAt records, per ExternalList being deleted with deletionPolicy
-	// Delete, when a cleanup pass first found nothing left to remove (see
-	// reconcileDeletionPolicy).
+	// cleanAt records, per list being deleted with deletionPolicy Delete,
+	// when a cleanup pass first found nothing left to remove (see
+	// confirmClean).
 	cleanAt sync.Map // types.UID -> time.Time
+	// verify holds the lists to re-verify against their entries at their
+	// next reconcile: those of buckets taken over after their previous
+	// owner died (see queueGained).
+	verify sync.Map // listRef -> struct{}
 }
 
 var _ reconcile.Reconciler = (*ListReconciler)(nil)
 
-// listScope is the state of one reconcile of one ExternalList.
+// listScope is the state of one reconcile of one list.
 type listScope struct {
-	list   *v1alpha1.ExternalList
-	before *v1alpha1.ExternalList
+	list   v1alpha1.List
+	before v1alpha1.List
+	ref    listRef
+	cfg    *listConfig
 	client *etagclient.Client
 	snap   etagclient.Snapshot
-	live   []string // IDs of the live entries of this list
-	keep   []string // IDs of the live entries of every list naming the same document
+	live   []string // IDs of the live entries of this list that it admits
 	msg    string   // the Ready message when all goes well
 }
 
-// +kubebuilder:rbac:groups=listkeeper.dev,resources=externallists,verbs=get;list;watch;patch
-// +kubebuilder:rbac:groups=listkeeper.dev,resources=externallists/finalizers,verbs=update
-// +kubebuilder:rbac:groups=listkeeper.dev,resources=externallists/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=listkeeper.dev,resources=externallists;clusterexternallists,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=listkeeper.dev,resources=externallists/finalizers;clusterexternallists/finalizers,verbs=update
+// +kubebuilder:rbac:groups=listkeeper.dev,resources=externallists/status;clusterexternallists/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=listkeeper.dev,resources=listentries,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
@@ -95,23 +89,49 @@ type listScope struct {
 // Reconcile reads the list, corrects drift when a resync is due, and reports
 // the list's state.
 func (r *ListReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	xl := &v1alpha1.ExternalList{}
-	if err := r.Client.Get(ctx, req.NamespacedName, xl); err != nil {
-		if client.IgnoreNotFound(err) == nil {
-			r.Lists.Forget(req.NamespacedName)
+	l := newList(r.Kind)
+	if err := r.Client.Get(ctx, req.NamespacedName, l); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.Lists.Forget(listRef{Kind: r.kind(), NamespacedName: req.NamespacedName})
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	release, ok := r.Owner.Acquire(r.Owner.Bucket(listKey(xl.Namespace, xl.Name)))
+	s := &listScope{list: l, before: l.DeepCopyObject().(v1alpha1.List), ref: refOf(l)}
+	bucket := r.Owner.Bucket(listBucketKey(l))
+	release, ok := r.Owner.Acquire(bucket)
 	if !ok {
 		return ctrl.Result{}, nil // another replica owns it
 	}
 	defer release()
-	if res, done, err := r.reconcileDeletionPolicy(ctx, xl); done {
-		return res, err
+	if wait := r.Owner.SettleAfter(bucket).Sub(r.now()); wait > 0 {
+		// Taken over from a replica that died: its last writes may still
+		// land. Look at the list once they cannot, and then check every
+		// entry's ID against the document.
+		r.verify.Store(s.ref, struct{}{})
+		return ctrl.Result{RequeueAfter: wait}, nil
 	}
-	s := &listScope{list: xl, before: xl.DeepCopy()}
-	err := r.observe(ctx, s)
+	cfg, err := r.Lists.Resolve(ctx, l)
+	if err == nil {
+		s.cfg = cfg
+		if r.publishDocument(s) {
+			// The list names another document now: its work moves to the
+			// bucket of that one, whose owner the status update queues.
+			return requeueOnConflict(r.patchStatus(ctx, s))
+		}
+		holder, err := holderOf(ctx, r.Client, l)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if holder.GetUID() != l.GetUID() {
+			return r.notHolder(ctx, s, holder)
+		}
+	}
+	if res, done, derr := r.reconcileDeletionPolicy(ctx, s, err); done {
+		return res, derr
+	}
+	if err == nil {
+		err = r.observe(ctx, s)
+	}
 	if err == nil && r.resyncDue(s) {
 		err = r.correctDrift(ctx, s)
 	}
@@ -134,110 +154,148 @@ func (r *ListReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	return ctrl.Result{RequeueAfter: r.nextCheck(s)}, nil
 }
 
+// publishDocument records the list's document in its status
+// (status.documentID), and reports whether that moves the list's work to
+// another bucket: a URL from a Secret, first read or changed.
+func (r *ListReconciler) publishDocument(s *listScope) (moved bool) {
+	st := s.list.ListStatus()
+	if st.DocumentID == s.cfg.document && documentOf(s.list) != "" {
+		return false
+	}
+	st.DocumentID = s.cfg.document
+	if s.list.ListSpec().URL != "" {
+		return false // its bucket is known from the spec
+	}
+	before := listBucketKey(s.before)
+	// The document is what the status now says, for this generation.
+	s.conditions().progressing(fmt.Sprintf("%s names a document; it is handed to the replica that writes it", s.ref))
+	if before == listBucketKey(s.list) {
+		return false
+	}
+	// The claim this replica held for the old document is left to the
+	// new one's owner.
+	return true
+}
+
+// notHolder handles a list that does not hold the claim on its document:
+// it writes nothing, and says who does, as Stalled (the user must delete
+// one of the lists, or point one elsewhere). A deleting one lets go of its
+// finalizer: it has nothing to clean up.
+func (r *ListReconciler) notHolder(ctx context.Context, s *listScope, holder v1alpha1.List) (ctrl.Result, error) {
+	if s.list.GetDeletionTimestamp() != nil {
+		r.cleanAt.Delete(s.list.GetUID())
+		return requeueOnConflict(r.patchListFinalizer(ctx, s.list, removeFinalizer))
+	}
+	msg := inUseMessage(holder, s.list.GetNamespace())
+	st := s.list.ListStatus()
+	st.RedactedURL = s.cfg.shownURL
+	st.ETag, st.ItemCount, st.ForeignItemCount = "", 0, 0
+	st.EntryCount = 0
+	if n, err := r.countLive(ctx, s); err == nil {
+		st.EntryCount = int32(n)
+	}
+	if prev := readyOf(s.before); prev == nil || prev.Reason != v1alpha1.ReasonDocumentInUse {
+		r.Recorder.Eventf(s.list, nil, corev1.EventTypeWarning, v1alpha1.ReasonDocumentInUse, "Check", "%s", msg)
+	}
+	s.conditions().failed(v1alpha1.ReasonDocumentInUse, msg)
+	if err := r.patchStatus(ctx, s); err != nil {
+		return requeueOnConflict(err)
+	}
+	return ctrl.Result{RequeueAfter: statusRefreshInterval}, nil
+}
+
 // observe reads the document and the live entries, and fills the status.
 func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
-	fromSecret := s.list.Spec.URLFrom != nil
-	// A URL from a Secret shows only once resolved, and never its query.
-	s.list.Status.RedactedURL = ""
-	if !fromSecret {
-		s.list.Status.RedactedURL = redactedURL(s.list.Spec.URL, false)
-	}
-	cl, _, err := r.Lists.For(ctx, s.list)
+	cl, err := r.Lists.Client(s.cfg, s.ref)
 	if err != nil {
 		return err
 	}
 	s.client = cl
-	if fromSecret {
-		s.list.Status.RedactedURL = redactedURL(cl.URL(), true)
-	}
+	s.list.ListStatus().RedactedURL = s.cfg.shownURL
 	if s.snap, err = cl.Read(ctx); err != nil {
 		return err
 	}
-	var entries v1alpha1.ListEntryList
-	if err := r.Client.List(ctx, &entries, client.InNamespace(s.list.Namespace),
-		client.MatchingFields{listRefField: s.list.Name}); err != nil {
-		return fmt.Errorf("list entries: %w", err)
-	}
-	s.live = liveIDs(s.list.Name, entries.Items)
-	if s.keep, err = r.documentIDs(ctx, s.list, s.live); err != nil {
+	entries, err := r.entries(ctx, r.Client, s)
+	if err != nil {
 		return err
 	}
+	admitted := listAdmitter(ctx, r.Client, s.list)
+	s.live = liveIDs(entries, admitted)
 	live := 0
-	for i := range entries.Items {
-		if isLive(&entries.Items[i]) {
+	for i := range entries {
+		if isLive(&entries[i]) && admitted(&entries[i]) {
 			live++
 		}
 	}
-	s.list.Status.EntryCount = int32(live)
-	s.report(s.snap, s.keep)
+	s.list.ListStatus().EntryCount = int32(live)
+	s.report(s.snap, s.live)
 	if !s.snap.Exists {
 		s.msg = "the document does not exist yet; it is created with the first entry"
-		if !s.list.Spec.CreateIfMissing {
+		if !s.list.ListSpec().CreateIfMissing {
 			return fmt.Errorf("GET %s: %w (set spec.createIfMissing to create it)", cl.URL(), etagclient.ErrNotFound)
 		}
 	}
 	return nil
 }
 
+// entries returns the list's entries, read through c: the cache, or the
+// API server (APIReader) when the answer must not trail it.
+func (r *ListReconciler) entries(ctx context.Context, c client.Reader, s *listScope) ([]v1alpha1.ListEntry, error) {
+	var list v1alpha1.ListEntryList
+	var err error
+	if c == r.APIReader {
+		// The API server knows only the selectable fields.
+		opts := []client.ListOption{client.MatchingFields{listRefField: s.ref.Name, listKindField: string(s.ref.Kind)}}
+		if s.ref.Namespace != "" {
+			opts = append(opts, client.InNamespace(s.ref.Namespace))
+		}
+		err = c.List(ctx, &list, opts...)
+	} else {
+		err = c.List(ctx, &list, client.MatchingFields{listField: s.ref.key()})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list entries: %w", err)
+	}
+	return list.Items, nil
+}
+
+// countLive returns how many live entries the list has, as the cache
+// shows them.
+func (r *ListReconciler) countLive(ctx context.Context, s *listScope) (int, error) {
+	entries, err := r.entries(ctx, r.Client, s)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for i := range entries {
+		if isLive(&entries[i]) {
+			n++
+		}
+	}
+	return n, nil
+}
+
 // report fills the status from a read of the document (its ETag, its
-// items, the foreign ones among them: those no live entry in keep holds)
+// items, the foreign ones among them: those no live entry in live holds)
 // and, when the document exists, the Ready message, which quotes
 // EntryCount as already set.
-func (s *listScope) report(snap etagclient.Snapshot, keep []string) {
-	st := &s.list.Status
+func (s *listScope) report(snap etagclient.Snapshot, live []string) {
+	st := s.list.ListStatus()
 	st.ETag = snap.ETag
 	st.ItemCount = int32(len(snap.Items))
-	st.ForeignItemCount = int32(len(foreignIDs(snap.Items, keep)))
+	st.ForeignItemCount = int32(len(foreignIDs(snap.Items, live)))
 	if snap.Exists {
 		s.msg = fmt.Sprintf("list has %d items, %d entries point at it", len(snap.Items), st.EntryCount)
 	}
 }
 
-// documentIDs returns the IDs of the live entries of every ExternalList,
-// in any namespace this replica watches, that names the same document as
-// xl, as the cache shows them: reference counts are per document, so
-// Exclusive mode on one of them must keep the others' IDs. live are xl's
-// own, which the caller has read already.
-func (r *ListReconciler) documentIDs(ctx context.Context, xl *v1alpha1.ExternalList, live []string) ([]string, error) {
-	ids, err := r.documentHolders(ctx, r.Client, xl, true)
-	if err != nil {
-		return nil, err
-	}
-	ids = append(ids, live...)
-	slices.Sort(ids)
-	return slices.Compact(ids), nil
-}
-
-// documentHolders returns the sorted, de-duplicated IDs of the live entries
-// of every ExternalList that names xl's document (xl's own too, unless
-// skipSelf), reading the entries through entries: the cache, or the API
-// server (APIReader) when the answer must not trail it. The ExternalLists
-// come from the cache, which indexes them by document.
-func (r *ListReconciler) documentHolders(ctx context.Context, entries client.Reader, xl *v1alpha1.ExternalList, skipSelf bool) ([]string, error) {
-	var lists v1alpha1.ExternalListList
-	if err := r.Client.List(ctx, &lists, client.MatchingFields{documentField: documentKey(xl)}); err != nil {
-		return nil, fmt.Errorf("list ExternalLists: %w", err)
-	}
-	var ids []string
-	for i := range lists.Items {
-		other := &lists.Items[i]
-		if skipSelf && other.UID == xl.UID {
-			continue
-		}
-		var held v1alpha1.ListEntryList
-		if err := entries.List(ctx, &held, client.InNamespace(other.Namespace),
-			client.MatchingFields{listRefField: other.Name}); err != nil {
-			return nil, fmt.Errorf("list entries: %w", err)
-		}
-		ids = append(ids, liveIDs(other.Name, held.Items)...)
-	}
-	slices.Sort(ids)
-	return slices.Compact(ids), nil
-}
-
-// resyncDue reports whether drift must be corrected now (see resyncDue).
+// resyncDue reports whether drift must be corrected now (see resyncDue),
+// or the list must be re-verified after a takeover.
 func (r *ListReconciler) resyncDue(s *listScope) bool {
-	return resyncDue(&s.before.Status, s.list.Generation, requestedAt(s.list), r.now(), s.list.ResyncPeriod())
+	if _, ok := r.verify.Load(s.ref); ok {
+		return true
+	}
+	return resyncDue(s.before.ListStatus(), s.list.GetGeneration(), requestedAt(s.list), r.now(), s.list.ListSpec().ResyncPeriod())
 }
 
 // correctDrift makes the list hold every live entry's ID (and, in Exclusive
@@ -251,7 +309,7 @@ func (r *ListReconciler) resyncDue(s *listScope) bool {
 // driftChange). An ID another writer adds while the write is retried is
 // left alone; it is foreign at the next resync, and reported then.
 func (r *ListReconciler) correctDrift(ctx context.Context, s *listScope) error {
-	ch, drift := driftChange(s.list.EffectiveMode(), s.snap.Items, s.live, s.keep)
+	ch, drift := driftChange(s.list.ListSpec().EffectiveMode(), s.snap.Items, s.live)
 	if drift {
 		if err := r.announceRemoval(ctx, s, ch); err != nil {
 			return err
@@ -271,9 +329,11 @@ func (r *ListReconciler) correctDrift(ctx context.Context, s *listScope) error {
 		r.Recorder.Eventf(s.list, nil, corev1.EventTypeNormal, v1alpha1.ReasonDriftCorrected, "Resync",
 			"%s", driftMessage(missing(ch.Add, undone.Remove), missing(ch.Remove, undone.Add)))
 	}
+	r.verify.Delete(s.ref)
 	now := metav1.NewTime(r.now())
-	s.list.Status.LastSyncTime = &now
-	s.list.Status.LastHandledReconcileAt = requestedAt(s.list)
+	st := s.list.ListStatus()
+	st.LastSyncTime = &now
+	st.LastHandledReconcileAt = requestedAt(s.list)
 	return nil
 }
 
@@ -286,7 +346,7 @@ func (r *ListReconciler) announceRemoval(ctx context.Context, s *listScope, ch e
 		return nil
 	}
 	msg := fmt.Sprintf("removing %d foreign IDs (%s): mode is Exclusive", len(ch.Remove), namedIDs(ch.Remove))
-	if stay := len(missing(missing(foreignIDs(s.snap.Items, s.keep), s.live), ch.Remove)); stay > 0 {
+	if stay := len(missing(foreignIDs(s.snap.Items, s.live), ch.Remove)); stay > 0 {
 		msg += fmt.Sprintf("; %d foreign items stay: an empty ID, or one longer than %d characters, cannot be removed by name",
 			stay, etagclient.MaxIDLength)
 	}
@@ -295,23 +355,22 @@ func (r *ListReconciler) announceRemoval(ctx context.Context, s *listScope, ch e
 	if err := r.patchStatus(ctx, s); err != nil {
 		return err
 	}
-	s.before = s.list.DeepCopy()
+	s.before = s.list.DeepCopyObject().(v1alpha1.List)
 	return nil
 }
 
-// recheck undoes the part of a drift correction ch that live entries no
-// longer justify, reading them from the API server, which the cache may
-// trail: an added ID that no live entry of any ExternalList naming the
-// document holds any more comes off, and a removed ID that one holds now (a
-// new entry, whose add found the ID on the list and changed nothing) goes
-// back. The holders are counted per document, so an ID that another list's
-// entry holds is never left off. It returns the repair it wrote (zero when
-// none was needed) and the IDs held.
+// recheck undoes the part of a drift correction ch that the list's live
+// entries no longer justify, reading them from the API server, which the
+// cache may trail: an added ID that no live entry holds any more comes
+// off, and a removed ID that one holds now (a new entry, whose add found
+// the ID on the list and changed nothing) goes back. It returns the repair
+// it wrote (zero when none was needed) and the IDs held.
 func (r *ListReconciler) recheck(ctx context.Context, s *listScope, ch etagclient.Change) (etagclient.Change, []string, error) {
-	held, err := r.documentHolders(ctx, r.APIReader, s.list, false)
+	entries, err := r.entries(ctx, r.APIReader, s)
 	if err != nil {
 		return etagclient.Change{}, nil, fmt.Errorf("re-check entries: %w", err)
 	}
+	held := liveIDs(entries, listAdmitter(ctx, r.Client, s.list))
 	repair := etagclient.Change{Add: intersect(ch.Remove, held), Remove: missing(ch.Add, held)}
 	if repair.IsZero() {
 		return repair, held, nil
@@ -322,14 +381,10 @@ func (r *ListReconciler) recheck(ctx context.Context, s *listScope, ch etagclien
 	return repair, held, nil
 }
 
-func intersect(a, b []string) []string {
-	return missing(a, missing(a, b))
-}
-
 func (r *ListReconciler) nextCheck(s *listScope) time.Duration {
 	d := statusRefreshInterval
-	if last := s.list.Status.LastSyncTime; last != nil {
-		if untilResync := last.Add(s.list.ResyncPeriod()).Sub(r.now()); untilResync < d {
+	if last := s.list.ListStatus().LastSyncTime; last != nil {
+		if untilResync := last.Add(s.list.ListSpec().ResyncPeriod()).Sub(r.now()); untilResync < d {
 			d = max(untilResync, time.Second)
 		}
 	}
@@ -343,6 +398,13 @@ func (r *ListReconciler) now() time.Time {
 	return time.Now()
 }
 
+func (r *ListReconciler) kind() v1alpha1.ListKind {
+	if r.Kind == "" {
+		return v1alpha1.ListKindExternalList
+	}
+	return r.Kind
+}
+
 // fail records err as Ready=False (with Stalled or Reconciling, see
 // needsUser) and as a Warning event with the same reason.
 func (r *ListReconciler) fail(s *listScope, err error) {
@@ -353,66 +415,129 @@ func (r *ListReconciler) fail(s *listScope, err error) {
 
 func (s *listScope) conditions() conditions { return listConditions(s.list) }
 
-// listConditions edits xl's status conditions for its current generation.
-func listConditions(xl *v1alpha1.ExternalList) conditions {
-	return conditions{list: &xl.Status.Conditions, observed: &xl.Status.ObservedGeneration, generation: xl.Generation}
+// listConditions edits l's status conditions for its current generation.
+func listConditions(l v1alpha1.List) conditions {
+	st := l.ListStatus()
+	return conditions{list: &st.Conditions, observed: &st.ObservedGeneration, generation: l.GetGeneration()}
 }
 
 // patchStatus writes the list's status when it changed (see patchStatus).
 func (r *ListReconciler) patchStatus(ctx context.Context, s *listScope) error {
-	return patchStatus(ctx, r.Client, s.before, s.list, s.before.Status, s.list.Status)
+	return patchStatus(ctx, r.Client, s.before, s.list, *s.before.ListStatus(), *s.list.ListStatus())
 }
 
-// SetupWithManager registers the controller, its index and its watches. The
-// Secret watch is metadata-only: the operator never caches Secret data.
+// SetupWithManager registers the controller, its indexes and its watches.
+// The Secret watch is metadata-only: the operator never caches Secret
+// data. The other kind of list is watched too: a list that holds no claim
+// looks again when one that names the same document comes or goes.
 func (r *ListReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Client == nil || r.APIReader == nil || r.Lists == nil || r.Recorder == nil || r.Owner == nil {
 		return errors.New("ListReconciler needs Client, APIReader, Lists, Recorder and Owner")
 	}
-	if err := indexLists(context.Background(), mgr.GetFieldIndexer()); err != nil {
-		return err
+	if r.LateWriteBound <= 0 {
+		r.LateWriteBound = DefaultLateWriteBound
 	}
 	newRateLimiter := r.NewRateLimiter
 	if newRateLimiter == nil {
 		newRateLimiter = listRateLimiter
 	}
 	r.Owner.OnGained(r.queueGained)
+	own, other := newList(r.kind()), newList(otherKind(r.kind()))
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&v1alpha1.ExternalList{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, reconcileRequested()))).
+		For(own, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, reconcileRequested(), documentPublished()))).
+		Watches(own, handler.EnqueueRequestsFromMapFunc(r.rivals), builder.WithPredicates(claimantsChanged())).
+		Watches(other, handler.EnqueueRequestsFromMapFunc(r.rivals), builder.WithPredicates(claimantsChanged())).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.listsOfSecret), builder.OnlyMetadata).
 		WatchesRawSource(r.queue.source()).
 		WithOptions(controllerOptions(r.MaxConcurrentReconciles, newRateLimiter)).
-		Named("externallist").
+		Named(map[v1alpha1.ListKind]string{v1alpha1.ListKindExternalList: "externallist",
+			v1alpha1.ListKindClusterExternalList: "clusterexternallist"}[r.kind()]).
 		Complete(r)
 }
 
-// listsOfSecret maps a Secret to the ExternalLists that read headers from it.
-func (r *ListReconciler) listsOfSecret(ctx context.Context, obj client.Object) []reconcile.Request {
-	var lists v1alpha1.ExternalListList
-	if err := r.Client.List(ctx, &lists, client.InNamespace(obj.GetNamespace()),
-		client.MatchingFields{secretRefField: obj.GetName()}); err != nil {
+func otherKind(k v1alpha1.ListKind) v1alpha1.ListKind {
+	if k == v1alpha1.ListKindClusterExternalList {
+		return v1alpha1.ListKindExternalList
+	}
+	return v1alpha1.ListKindClusterExternalList
+}
+
+// rivals maps a list that came, went or changed its claim to the lists of
+// this controller's kind that name the same claim, so that the claim's
+// holder is decided again.
+func (r *ListReconciler) rivals(ctx context.Context, obj client.Object) []reconcile.Request {
+	l, ok := obj.(v1alpha1.List)
+	if !ok {
 		return nil
 	}
-	reqs := make([]reconcile.Request, 0, len(lists.Items))
-	for i := range lists.Items {
-		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{
-			Namespace: lists.Items[i].Namespace, Name: lists.Items[i].Name}})
+	key := claimKey(l)
+	if key == "" {
+		return nil
+	}
+	lists, err := allLists(ctx, r.Client, client.MatchingFields{claimField: key})
+	if err != nil {
+		return nil
+	}
+	var reqs []reconcile.Request
+	for _, other := range lists {
+		if other.ListKind() == r.kind() && other.GetUID() != l.GetUID() {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(other)})
+		}
 	}
 	return reqs
 }
 
-// queueGained queues the ExternalLists of buckets this replica has just
-// taken.
+// listsOfSecret maps a Secret to the lists of this controller's kind that
+// read it.
+func (r *ListReconciler) listsOfSecret(ctx context.Context, obj client.Object) []reconcile.Request {
+	lists, err := allLists(ctx, r.Client, client.MatchingFields{secretRefField: obj.GetNamespace() + "/" + obj.GetName()})
+	if err != nil {
+		return nil
+	}
+	var reqs []reconcile.Request
+	for _, l := range lists {
+		if l.ListKind() == r.kind() {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(l)})
+		}
+	}
+	return reqs
+}
+
+// queueGained queues the lists of buckets this replica has just taken. A
+// bucket taken over from a replica that died (SettleAfter in the future)
+// has its lists re-verified against their entries once that replica's last
+// writes can no longer land.
 func (r *ListReconciler) queueGained(gained []int) {
 	if !r.queue.started() {
 		return
 	}
-	var lists v1alpha1.ExternalListList
-	if err := r.Client.List(context.Background(), &lists); err != nil {
+	lists, err := allLists(context.Background(), r.Client)
+	if err != nil {
 		return
 	}
-	r.queue.addInBuckets(gained, len(lists.Items), func(i int) (int, reconcile.Request) {
-		xl := &lists.Items[i]
-		return r.Owner.Bucket(listKey(xl.Namespace, xl.Name)), reconcile.Request{NamespacedName: client.ObjectKeyFromObject(xl)}
+	var own []v1alpha1.List
+	for _, l := range lists {
+		if l.ListKind() == r.kind() {
+			own = append(own, l)
+		}
+	}
+	now := r.now()
+	r.queue.addInBuckets(gained, len(own), func(i int) (int, reconcile.Request) {
+		l := own[i]
+		b := r.Owner.Bucket(listBucketKey(l))
+		if r.Owner.SettleAfter(b).After(now) {
+			r.verify.Store(refOf(l), struct{}{})
+		}
+		return b, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(l)}
 	})
+}
+
+// readyOf returns l's Ready condition, or nil.
+func readyOf(l v1alpha1.List) *metav1.Condition {
+	for i := range l.ListStatus().Conditions {
+		if c := &l.ListStatus().Conditions[i]; c.Type == v1alpha1.ConditionReady {
+			return c
+		}
+	}
+	return nil
 }

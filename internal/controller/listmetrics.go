@@ -27,7 +27,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -88,17 +87,18 @@ func (m *ListMetrics) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector. A list whose entries cannot be
 // read is left out of this scrape (and logged); the others are reported.
 func (m *ListMetrics) Collect(ch chan<- prometheus.Metric) {
-	m.collect(ch, map[types.NamespacedName]bool{})
+	m.collect(ch, map[listRef]bool{})
 }
 
-// collect reports the lists this replica owns that are not in seen yet,
-// and adds them to seen.
-func (m *ListMetrics) collect(ch chan<- prometheus.Metric, seen map[types.NamespacedName]bool) {
+// collect reports the lists (both kinds; a ClusterExternalList with an
+// empty namespace label) this replica owns that are not in seen yet, and
+// adds them to seen.
+func (m *ListMetrics) collect(ch chan<- prometheus.Metric, seen map[listRef]bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), listMetricsTimeout)
 	defer cancel()
-	var lists v1alpha1.ExternalListList
-	if err := m.Reader.List(ctx, &lists, client.UnsafeDisableDeepCopy); err != nil {
-		m.Log.Error(err, "per-list metrics: list ExternalLists")
+	lists, err := allLists(ctx, m.Reader, client.UnsafeDisableDeepCopy)
+	if err != nil {
+		m.Log.Error(err, "per-list metrics: list the lists")
 		return
 	}
 	now := time.Now
@@ -109,63 +109,63 @@ func (m *ListMetrics) collect(ch chan<- prometheus.Metric, seen map[types.Namesp
 	if stuckAfter <= 0 {
 		stuckAfter = DefaultStuckTerminatingAfter
 	}
-	for i := range lists.Items {
-		xl := &lists.Items[i]
-		key := types.NamespacedName{Namespace: xl.Namespace, Name: xl.Name}
-		if seen[key] || !m.Owner.Owns(m.Owner.Bucket(listKey(xl.Namespace, xl.Name))) {
+	for _, l := range lists {
+		ref := refOf(l)
+		if seen[ref] || !m.Owner.Owns(m.Owner.Bucket(listBucketKey(l))) {
 			continue
 		}
 		var entries v1alpha1.ListEntryList
-		if err := m.Reader.List(ctx, &entries, client.InNamespace(xl.Namespace),
-			client.MatchingFields{listRefField: xl.Name}, client.UnsafeDisableDeepCopy); err != nil {
-			m.Log.Error(err, "per-list metrics: list entries", "externalList", xl.Namespace+"/"+xl.Name)
+		if err := m.Reader.List(ctx, &entries, client.MatchingFields{listField: ref.key()}, client.UnsafeDisableDeepCopy); err != nil {
+			m.Log.Error(err, "per-list metrics: list entries", "list", ref.String(), "namespace", ref.Namespace)
 			continue
 		}
-		seen[key] = true
-		emitList(ch, xl, statsOf(xl, entries.Items, now(), stuckAfter))
+		seen[ref] = true
+		emitList(ch, l, statsOf(l, entries.Items, now(), stuckAfter))
 	}
-	m.collectOrphans(ctx, ch, lists.Items, seen, now(), stuckAfter)
+	m.collectOrphans(ctx, ch, lists, seen, now(), stuckAfter)
 }
 
-// collectOrphans reports entries stuck terminating whose ExternalList is
-// gone, under the name they refer to: they are the ones most likely stuck
+// collectOrphans reports entries stuck terminating whose list is gone,
+// under the name they refer to: they are the ones most likely stuck
 // (nothing else reports them), and the name is bounded by the lists that
-// existed. A series shows only while such entries exist.
-func (m *ListMetrics) collectOrphans(ctx context.Context, ch chan<- prometheus.Metric, lists []v1alpha1.ExternalList,
-	seen map[types.NamespacedName]bool, now time.Time, stuckAfter time.Duration) {
-	exists := make(map[types.NamespacedName]bool, len(lists))
-	for i := range lists {
-		exists[types.NamespacedName{Namespace: lists[i].Namespace, Name: lists[i].Name}] = true
+// existed. A series shows only while such entries exist. The replica that
+// reports them is the one that owns them (see fallbackKey).
+func (m *ListMetrics) collectOrphans(ctx context.Context, ch chan<- prometheus.Metric, lists []v1alpha1.List,
+	seen map[listRef]bool, now time.Time, stuckAfter time.Duration) {
+	exists := make(map[listRef]bool, len(lists))
+	for _, l := range lists {
+		exists[refOf(l)] = true
 	}
 	var entries v1alpha1.ListEntryList
 	if err := m.Reader.List(ctx, &entries, client.UnsafeDisableDeepCopy); err != nil {
 		m.Log.Error(err, "per-list metrics: list entries")
 		return
 	}
-	stuck := map[types.NamespacedName]int{}
+	stuck := map[listRef]int{}
 	for i := range entries.Items {
 		e := &entries.Items[i]
-		key := types.NamespacedName{Namespace: e.Namespace, Name: e.Spec.ListRef.Name}
-		if isLive(e) || exists[key] || seen[key] || now.Sub(e.DeletionTimestamp.Time) <= stuckAfter {
+		ref := entryListRef(e)
+		if isLive(e) || exists[ref] || seen[ref] || now.Sub(e.DeletionTimestamp.Time) <= stuckAfter {
 			continue
 		}
-		if m.Owner.Owns(m.Owner.Bucket(listKey(key.Namespace, key.Name))) {
-			stuck[key]++
+		if m.Owner.Owns(m.Owner.Bucket(fallbackKey(ref))) {
+			stuck[ref]++
 		}
 	}
-	for key, n := range stuck {
-		seen[key] = true
-		ch <- prometheus.MustNewConstMetric(metrics.ListEntriesStuckTerminatingDesc, prometheus.GaugeValue, float64(n), key.Namespace, key.Name)
+	for ref, n := range stuck {
+		seen[ref] = true
+		ch <- prometheus.MustNewConstMetric(metrics.ListEntriesStuckTerminatingDesc, prometheus.GaugeValue, float64(n), ref.Namespace, ref.Name)
 	}
 }
 
 // statsOf computes a list's gauges from its status and its entries.
-func statsOf(xl *v1alpha1.ExternalList, entries []v1alpha1.ListEntry, now time.Time, stuckAfter time.Duration) listStats {
+func statsOf(l v1alpha1.List, entries []v1alpha1.ListEntry, now time.Time, stuckAfter time.Duration) listStats {
+	st := l.ListStatus()
 	s := listStats{
 		ready: string(metav1.ConditionUnknown), readyReason: "Unknown",
-		items: xl.Status.ItemCount, foreign: xl.Status.ForeignItemCount, lastSync: xl.Status.LastSyncTime,
+		items: st.ItemCount, foreign: st.ForeignItemCount, lastSync: st.LastSyncTime,
 	}
-	if c := meta.FindStatusCondition(xl.Status.Conditions, v1alpha1.ConditionReady); c != nil {
+	if c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReady); c != nil {
 		s.ready, s.readyReason = string(c.Status), c.Reason
 	}
 	for i := range entries {
@@ -184,8 +184,8 @@ func statsOf(xl *v1alpha1.ExternalList, entries []v1alpha1.ListEntry, now time.T
 	return s
 }
 
-func emitList(ch chan<- prometheus.Metric, xl *v1alpha1.ExternalList, s listStats) {
-	ns, name := xl.Namespace, xl.Name
+func emitList(ch chan<- prometheus.Metric, l v1alpha1.List, s listStats) {
+	ns, name := l.GetNamespace(), l.GetName()
 	ready := 0.0
 	if s.ready == string(metav1.ConditionTrue) {
 		ready = 1
@@ -252,7 +252,7 @@ func (s *listMetricsSet) Collect(ch chan<- prometheus.Metric) {
 		members = append(members, m)
 	}
 	s.mu.Unlock()
-	seen := map[types.NamespacedName]bool{}
+	seen := map[listRef]bool{}
 	for _, m := range members {
 		m.collect(ch, seen)
 	}

@@ -228,14 +228,16 @@ func TestListMetrics(t *testing.T) {
 func TestListMetricsOwnerOnly(t *testing.T) {
 	ns := newNamespace(t)
 	rep := startManager(t, managerConfig{namespace: ns})
-	path := listPath(t, ns)
-	setDoc(t, sharedLists, path, []string{})
-	for _, name := range []string{"mine", "theirs"} {
+	buckets := map[string]int{}
+	for i, name := range []string{"mine", "theirs"} {
+		path := listPath(t, ns) + "-" + name
+		setDoc(t, sharedLists, path, []string{})
 		xl := newExternalList(ns, name, sharedListsURL+path)
 		create(t, xl)
 		waitCondition(t, xl, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady, 30*time.Second)
+		buckets[DocumentBucketKey(DocumentIDOfURL(xl.Spec.URL))] = i + 1
 	}
-	owner := bucketOwner{buckets: map[string]int{listKey(ns, "mine"): 1, listKey(ns, "theirs"): 2}, owned: 1}
+	owner := bucketOwner{buckets: buckets, owned: 1}
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(&ListMetrics{Reader: rep.mgr.GetCache(), Owner: owner})
 	got := gatherLists(t, reg, ns)
@@ -328,7 +330,7 @@ func BenchmarkListMetricsCollect(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := indexEntries(ctx, mgr.GetFieldIndexer()); err != nil {
+	if err := addIndexes(ctx, mgr.GetFieldIndexer(), append(entryIndexes(), listIndexes("default")...)); err != nil {
 		b.Fatal(err)
 	}
 	go func() { _ = mgr.Start(ctx) }()

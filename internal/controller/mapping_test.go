@@ -51,8 +51,8 @@ func (o *keyOwner) Owns(b int) bool { return o.owned[b] }
 
 // TestEntriesOfListFollowTheirReconcilesKey: the ExternalList watch queues
 // an entry on the replica that its reconcile will find owns it. While the
-// list is in the cache that is the bucket of (document, ID); once the list
-// is deleted it is the bucket of (namespace, list, ID). Keyed by the
+// list is in the cache that is the bucket of its document; once the list
+// is deleted it is the bucket of the list's kind, namespace and name. Keyed by the
 // deleted list, the entry would go to a replica that then drops it as not
 // its own, and a deleting entry would stay Terminating.
 func TestEntriesOfListFollowTheirReconcilesKey(t *testing.T) {
@@ -63,8 +63,8 @@ func TestEntriesOfListFollowTheirReconcilesKey(t *testing.T) {
 	e := newListEntry("ns", "e", "l", "id-1")
 	build := func(objs ...client.Object) client.Client {
 		return fake.NewClientBuilder().WithScheme(testScheme).WithObjects(objs...).
-			WithIndex(&v1alpha1.ListEntry{}, listRefField, func(o client.Object) []string {
-				return []string{o.(*v1alpha1.ListEntry).Spec.ListRef.Name}
+			WithIndex(&v1alpha1.ListEntry{}, listField, func(o client.Object) []string {
+				return []string{entryListRef(o.(*v1alpha1.ListEntry)).key()}
 			}).Build()
 	}
 	for _, tt := range []struct {
@@ -84,7 +84,11 @@ func TestEntriesOfListFollowTheirReconcilesKey(t *testing.T) {
 				objs = append(objs, xl.DeepCopy())
 			}
 			o := &keyOwner{keys: map[string]int{}, owned: map[int]bool{}}
-			o.owned[o.Bucket(entryKey(e, tt.ownsKeyOf))] = true
+			var keyedBy v1alpha1.List
+			if tt.ownsKeyOf != nil {
+				keyedBy = tt.ownsKeyOf
+			}
+			o.owned[o.Bucket(entryBucketKey(e, keyedBy))] = true
 			r := &EntryReconciler{Client: build(objs...), Owner: o}
 			if got := r.entriesOfList(context.Background(), xl.DeepCopy()); len(got) != tt.want {
 				t.Fatalf("queued %v, want %d requests", got, tt.want)

@@ -1,24 +1,34 @@
 package controller
 
 import (
-	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"time"
+
+	"github.com/listkeeper/listkeeper/internal/etagclient"
 	"github.com/listkeeper/listkeeper/internal/membership"
 )
 
-// Owner decides which replica acts on what. Each ListEntry and each
-// ExternalList falls in a bucket; a replica acts on an object only while it
-// holds the object's bucket, and holds it for as long as the work it
-// admitted lasts. *membership.Member implements Owner; SoleOwner owns
-// everything, for a single replica.
+// Owner decides which replica acts on what. The work is cut into buckets
+// by document (DocumentBucketKey): a document's entries, its lists' own
+// work and its writes fall in one bucket, and a replica acts on them only
+// while it holds that bucket, for as long as the work it admitted lasts,
+// and only until its right to act ends (ActUntil), which fences its
+// writes. *membership.Member implements Owner; SoleOwner owns everything,
+// for a single replica.
 type Owner interface {
 	// Bucket returns the bucket of key.
 	Bucket(key string) int
 	// Acquire admits work on a bucket, or reports that another replica
 	// owns it. release must be called once when the work is done.
 	Acquire(bucket int) (release func(), ok bool)
-	// Owns reports whether this replica still holds the bucket: a change
-	// whose write was lost is applied again only if so.
+	// Owns reports whether this replica still holds the bucket and its
+	// right to act on it has not ended.
 	Owns(bucket int) bool
+	// ActUntil reports until when this replica may act on the bucket (ok
+	// false: not now); renewals move the time forward.
+	ActUntil(bucket int) (until time.Time, ok bool)
+	// SettleAfter returns the time before which a write of the bucket's
+	// previous owner may still land (zero after a graceful handover).
+	SettleAfter(bucket int) time.Time
 	// OnGained registers a callback for buckets this replica has taken.
 	OnGained(f func(gained []int))
 }
@@ -26,10 +36,14 @@ type Owner interface {
 var _ Owner = (*membership.Member)(nil)
 
 // SoleOwner is the Owner of a replica that runs alone: it owns every
-// bucket. It is safe for concurrent use.
+// bucket, for good. It is safe for concurrent use.
 type SoleOwner struct{}
 
 var _ Owner = SoleOwner{}
+
+// soleRight is how far ahead a SoleOwner's right to act reaches; it is
+// renewed on every call.
+const soleRight = time.Hour
 
 // Bucket implements Owner.
 func (SoleOwner) Bucket(string) int { return 0 }
@@ -40,36 +54,26 @@ func (SoleOwner) Acquire(int) (func(), bool) { return func() {}, true }
 // Owns implements Owner.
 func (SoleOwner) Owns(int) bool { return true }
 
+// ActUntil implements Owner.
+func (SoleOwner) ActUntil(int) (time.Time, bool) { return time.Now().Add(soleRight), true }
+
+// SettleAfter implements Owner.
+func (SoleOwner) SettleAfter(int) time.Time { return time.Time{} }
+
 // OnGained implements Owner.
 func (SoleOwner) OnGained(func([]int)) {}
 
-// documentKey identifies the document an ExternalList names: its URL and
-// items pointer. Reference counts are kept per document, so two
-// ExternalLists that name the same document share their IDs.
-// A URL from a Secret is not read here (it may carry a token, and this
-// runs on every event); the Secret's key stands for it.
-func documentKey(xl *v1alpha1.ExternalList) string {
-	if ref := xl.Spec.URLFrom; ref != nil {
-		return "secret:" + xl.Namespace + "/" + ref.SecretKeyRef.Name + "/" + ref.SecretKeyRef.Key + "\x00" + xl.Spec.ItemsPointer
-	}
-	return xl.Spec.URL + "\x00" + xl.Spec.ItemsPointer
+// bucketFence is the etagclient.Fence of a document's client: this
+// replica's right to act on the document's bucket.
+type bucketFence struct {
+	owner  Owner
+	bucket int
 }
 
-// entryKey is what an entry's bucket is hashed from: its document and its
-// ID, so that every holder of one ID in one document, whichever
-// ExternalList and namespace it is in, is decided in one replica, in the
-// order of its queue and of its combining client. Without the ExternalList
-// the entry's namespace and list name stand in; such an entry writes to no
-// list.
-func entryKey(e *v1alpha1.ListEntry, xl *v1alpha1.ExternalList) string {
-	if xl == nil {
-		return "entry\x00" + e.Namespace + "/" + e.Spec.ListRef.Name + "\x00" + e.Spec.ID
-	}
-	return "entry\x00" + documentKey(xl) + "\x00" + e.Spec.ID
-}
+var _ etagclient.Fence = bucketFence{}
 
-// listKey is what an ExternalList's bucket is hashed from: list-level work
-// (status, drift, Exclusive mode) has one owner per ExternalList.
-func listKey(namespace, name string) string {
-	return "list\x00" + namespace + "/" + name
-}
+// Until implements etagclient.Fence.
+func (f bucketFence) Until() (time.Time, bool) { return f.owner.ActUntil(f.bucket) }
+
+// SettleAfter implements etagclient.Fence.
+func (f bucketFence) SettleAfter() time.Time { return f.owner.SettleAfter(f.bucket) }

@@ -118,68 +118,6 @@ func TestStatusPatchIsOptimisticallyLocked(t *testing.T) {
 	}
 }
 
-// TestReferenceCountsPerDocument: two ExternalLists, in two namespaces,
-// name the same document. An ID held through both stays until the last
-// holder goes, and Exclusive mode on one of them keeps the other's IDs.
-func TestReferenceCountsPerDocument(t *testing.T) {
-	t.Parallel()
-	requireEnv(t)
-	nsA, nsB := newNamespace(t), newNamespace(t)
-	ctx := ctxFor(t)
-	// One replica watching both namespaces, as an operator without
-	// --namespace does.
-	startManager(t, managerConfig{namespace: nsA, extraNamespaces: []string{nsB}})
-	lists := newFakeServer(t)
-	setDoc(t, lists.srv, "/shared", map[string]any{"items": []string{"foreign"}})
-	for _, ns := range []string{nsA, nsB} {
-		create(t, newExternalList(ns, "allow", lists.url+"/shared", func(s *v1alpha1.ExternalListSpec) { s.ItemsPointer = "/items" }))
-	}
-	a := newListEntry(nsA, "a", "allow", "shared-id")
-	b := newListEntry(nsB, "b", "allow", "shared-id")
-	onlyB := newListEntry(nsB, "only-b", "allow", "b-id")
-	for _, e := range []*v1alpha1.ListEntry{a, b, onlyB} {
-		create(t, e)
-		waitCondition(t, e, v1alpha1.ConditionSynced, metav1.ConditionTrue, v1alpha1.ReasonAdded, waitTimeout)
-	}
-
-	if err := k8sClient.Delete(ctx, a); err != nil {
-		t.Fatal(err)
-	}
-	waitGone(t, a, waitTimeout)
-	if !slices.Contains(mustDocItems(t, lists.srv, "/shared", "/items"), "shared-id") {
-		t.Fatal("shared-id left the document although an entry in the other namespace holds it")
-	}
-
-	// Exclusive on nsA's list: the foreign ID goes, nsB's IDs stay.
-	xlA := &v1alpha1.ExternalList{}
-	if err := k8sClient.Get(ctx, client.ObjectKey{Namespace: nsA, Name: "allow"}, xlA); err != nil {
-		t.Fatal(err)
-	}
-	patch := client.MergeFrom(xlA.DeepCopy())
-	xlA.Spec.Mode = v1alpha1.ListModeExclusive
-	if err := k8sClient.Patch(ctx, xlA, patch); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, waitTimeout, "the Exclusive resync", func() error {
-		items, err := docItems(lists.srv, "/shared", "/items")
-		if err != nil {
-			return err
-		}
-		if slices.Contains(items, "foreign") {
-			return fmt.Errorf("items %v", items)
-		}
-		if !slices.Contains(items, "shared-id") || !slices.Contains(items, "b-id") {
-			t.Fatalf("Exclusive mode on one list removed the other list's IDs: %v", items)
-		}
-		return nil
-	})
-
-	if err := k8sClient.Delete(ctx, b); err != nil {
-		t.Fatal(err)
-	}
-	waitOnList(t, lists.srv, "/shared", "/items", "shared-id", false, waitTimeout)
-}
-
 // countingTransport counts the requests of the managers that use it, by
 // verb, leaving out the members' Lease traffic, which does not grow with
 // the number of entries. Each client gets its own wrapper (wrap); they

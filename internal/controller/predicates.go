@@ -17,6 +17,8 @@ limitations under the License.
 package controller
 
 import (
+	"maps"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -43,21 +45,6 @@ func requestedAt(obj client.Object) string {
 	return obj.GetAnnotations()[v1alpha1.ReconcileRequestedAtAnnotation]
 }
 
-// listBecameReady passes ExternalList updates whose Ready condition turned
-// True (from False, Unknown or absent): the entries that backed off while
-// the list failed are then worth trying at once.
-func listBecameReady() predicate.Predicate {
-	return onlyUpdates(func(e event.UpdateEvent) bool {
-		oldList, ok1 := e.ObjectOld.(*v1alpha1.ExternalList)
-		newList, ok2 := e.ObjectNew.(*v1alpha1.ExternalList)
-		if !ok1 || !ok2 {
-			return false
-		}
-		return !meta.IsStatusConditionTrue(oldList.Status.Conditions, v1alpha1.ConditionReady) &&
-			meta.IsStatusConditionTrue(newList.Status.Conditions, v1alpha1.ConditionReady)
-	})
-}
-
 // onlyUpdates passes the update events that update accepts, and no create,
 // delete or generic event.
 func onlyUpdates(update func(event.UpdateEvent) bool) predicate.Predicate {
@@ -81,5 +68,70 @@ func specOrDeletionChanged() predicate.Predicate {
 			return e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() ||
 				e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero()
 		},
+	}
+}
+
+// listChanged passes the list events that can change what its entries
+// should do: creates and deletes; updates that change the spec
+// (generation), start a deletion, publish another document, or change the
+// Ready condition's status or reason (the list turned Ready, or lost its
+// claim).
+func listChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			oldList, ok1 := e.ObjectOld.(v1alpha1.List)
+			newList, ok2 := e.ObjectNew.(v1alpha1.List)
+			if !ok1 || !ok2 {
+				return true
+			}
+			if oldList.GetGeneration() != newList.GetGeneration() ||
+				(oldList.GetDeletionTimestamp() == nil) != (newList.GetDeletionTimestamp() == nil) ||
+				documentOf(oldList) != documentOf(newList) {
+				return true
+			}
+			o := meta.FindStatusCondition(oldList.ListStatus().Conditions, v1alpha1.ConditionReady)
+			n := meta.FindStatusCondition(newList.ListStatus().Conditions, v1alpha1.ConditionReady)
+			switch {
+			case o == nil || n == nil:
+				return (o == nil) != (n == nil)
+			default:
+				return o.Status != n.Status || o.Reason != n.Reason
+			}
+		},
+	}
+}
+
+// labelsChanged passes updates that change an object's labels, and no
+// create, delete or generic event.
+func labelsChanged() predicate.Predicate {
+	return onlyUpdates(func(e event.UpdateEvent) bool {
+		if e.ObjectOld == nil || e.ObjectNew == nil {
+			return false
+		}
+		return !maps.Equal(e.ObjectOld.GetLabels(), e.ObjectNew.GetLabels())
+	})
+}
+
+// documentPublished passes list updates whose document, as the cache can
+// know it (documentOf), changed: a URL from a Secret was read, so the
+// list's work moves to the replica that owns that document.
+func documentPublished() predicate.Predicate {
+	return onlyUpdates(func(e event.UpdateEvent) bool {
+		o, ok1 := e.ObjectOld.(v1alpha1.List)
+		n, ok2 := e.ObjectNew.(v1alpha1.List)
+		return ok1 && ok2 && documentOf(o) != documentOf(n)
+	})
+}
+
+// claimantsChanged passes the list events that can change who holds a
+// claim: creates, deletes, and updates that change the list's claim.
+func claimantsChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(v1alpha1.List)
+			n, ok2 := e.ObjectNew.(v1alpha1.List)
+			return ok1 && ok2 && claimKey(o) != claimKey(n)
+		},
+		GenericFunc: func(event.GenericEvent) bool { return false },
 	}
 }

@@ -54,21 +54,9 @@ func TestExclusiveResyncRecheck(t *testing.T) {
 	late := newListEntry("ns", "late", "excl", "late-id")
 	late.UID = "late-uid"
 	// The cache does not show the new entry yet; the API server does.
-	cached := fake.NewClientBuilder().WithScheme(testScheme).
-		WithObjects(xl.DeepCopy()).WithStatusSubresource(&v1alpha1.ExternalList{}).
-		WithIndex(&v1alpha1.ListEntry{}, listRefField, func(o client.Object) []string {
-			return []string{o.(*v1alpha1.ListEntry).Spec.ListRef.Name}
-		}).
-		WithIndex(&v1alpha1.ExternalList{}, documentField, func(o client.Object) []string {
-			return []string{documentKey(o.(*v1alpha1.ExternalList))}
-		}).Build()
-	// The fake client serves field selectors from indexes; the API server
-	// serves this one from the CRD's selectable field.
-	live := fake.NewClientBuilder().WithScheme(testScheme).WithObjects(xl.DeepCopy(), late).
-		WithIndex(&v1alpha1.ListEntry{}, listRefField, func(o client.Object) []string {
-			return []string{o.(*v1alpha1.ListEntry).Spec.ListRef.Name}
-		}).Build()
-	lc := &ListClients{Cached: cached, Live: live, Options: []etagclient.Option{etagclient.WithConflictPolicy(testConflictPolicy)}}
+	cached := indexedFake(xl.DeepCopy()).WithStatusSubresource(&v1alpha1.ExternalList{}).Build()
+	live := indexedFake(xl.DeepCopy(), late).Build()
+	lc := newTestListClients(cached, live, SoleOwner{}, etagclient.WithConflictPolicy(testConflictPolicy))
 	t.Cleanup(lc.Close)
 	r := &ListReconciler{Client: cached, APIReader: live, Lists: lc, Recorder: nopRecorder{}, Owner: SoleOwner{}}
 
@@ -82,4 +70,21 @@ func TestExclusiveResyncRecheck(t *testing.T) {
 	if strings.Join(got, ",") != "late-id" {
 		t.Errorf("items = %v, want [late-id]: the foreign ID goes, the live entry's ID stays", got)
 	}
+}
+
+// indexedFake returns a fake client builder with objs and the cache's
+// indexes. The fake client serves field selectors from indexes, as the
+// API server serves the CRD's selectable fields.
+func indexedFake(objs ...client.Object) *fake.ClientBuilder {
+	b := fake.NewClientBuilder().WithScheme(testScheme).WithObjects(objs...)
+	for _, i := range append(entryIndexes(), listIndexes("default")...) {
+		b = b.WithIndex(i.obj, i.field, i.extract)
+	}
+	return b
+}
+
+// newTestListClients wires ListClients as Setup does, on the given readers.
+func newTestListClients(cached, live client.Reader, owner Owner, opts ...etagclient.Option) *ListClients {
+	return &ListClients{Options: opts, Owner: owner,
+		resolver: &resolver{cached: cached, live: live, clusterNamespace: "default"}}
 }

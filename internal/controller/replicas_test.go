@@ -126,13 +126,21 @@ func TestThreeReplicas(t *testing.T) {
 		t.Logf("  %s", l)
 	}
 
+	// One document, one writer: the replica that owns its bucket. With no
+	// writer outside listkeeper, nothing answers 412.
+	var writers []int
 	for i, r := range reps {
-		if r.counters.Written.Load() == 0 {
-			t.Errorf("replica %d never wrote to the list", i)
+		if r.counters.Written.Load() > 0 {
+			writers = append(writers, i)
 		}
 	}
-	if sum412 == 0 {
-		t.Errorf("no 412 happened: the replicas never raced, so the test proved nothing about conflicts")
+	if len(writers) != 1 {
+		t.Errorf("replicas %v wrote the one document; want only its owner", writers)
+	} else if m := reps[writers[0]].member; !m.Owns(m.Bucket(DocumentBucketKey(DocumentIDOfURL(xl.Spec.URL)))) {
+		t.Errorf("replica %d wrote the document without owning its bucket", writers[0])
+	}
+	if sum412 != 0 {
+		t.Errorf("%d 412s with no writer outside listkeeper: the replicas fought over one document", sum412)
 	}
 	if perChange >= maxRequestsPerChange {
 		t.Errorf("%.3f list requests per change; want < %.1f (target 0.5)", perChange, maxRequestsPerChange)

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 )
 
@@ -49,7 +50,20 @@ type Options struct {
 	// listkeeper_list_entries_stuck_terminating counts it. Default:
 	// DefaultStuckTerminatingAfter.
 	StuckTerminatingAfter time.Duration
+	// ClusterResourceNamespace is where the Secrets of ClusterExternalLists
+	// live: the operator's own namespace. Required when Owner is not a
+	// SoleOwner; default "default".
+	ClusterResourceNamespace string
+	// LateWriteBound is how long after a replica lost its right to act a
+	// write it sent may still land (a request a slow server or proxy held):
+	// a Delete cleanup waits it out. Default: DefaultLateWriteBound.
+	LateWriteBound time.Duration
 }
+
+// DefaultLateWriteBound is the default of Options.LateWriteBound: the ETag
+// client's default request timeout, after which the client has given a
+// request up.
+const DefaultLateWriteBound = etagclient.DefaultRequestTimeout
 
 // Setup wires listkeeper's controllers into mgr: the shared list clients
 // (closed when the manager stops), the ListEntry and ExternalList
@@ -74,12 +88,18 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if o.AuditLog.GetSink() == nil {
 		o.AuditLog = mgr.GetLogger().WithName("audit")
 	}
+	if o.ClusterResourceNamespace == "" {
+		o.ClusterResourceNamespace = "default"
+	}
+	if o.LateWriteBound <= 0 {
+		o.LateWriteBound = DefaultLateWriteBound
+	}
 	lists := &ListClients{
-		Cached:       mgr.GetClient(),
-		Live:         mgr.GetAPIReader(),
-		Options:      o.ClientOptions,
-		AllowedHosts: o.AllowedHosts,
-		Audit:        &Audit{Log: o.AuditLog, Lists: mgr.GetClient(), Replica: o.Identity},
+		Options: o.ClientOptions,
+		Audit:   &Audit{Log: o.AuditLog, Lists: mgr.GetClient(), Replica: o.Identity},
+		Owner:   o.Owner,
+		resolver: &resolver{cached: mgr.GetClient(), live: mgr.GetAPIReader(), allowedHosts: o.AllowedHosts,
+			clusterNamespace: o.ClusterResourceNamespace},
 	}
 	// The list clients outlive the controllers' workers: a change in
 	// flight at shutdown still completes (the membership drains it) before
@@ -95,17 +115,22 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		return err
 	}
 	recorder := mgr.GetEventRecorder(o.RecorderName)
+	if err := addIndexes(context.Background(), mgr.GetFieldIndexer(), listIndexes(o.ClusterResourceNamespace)); err != nil {
+		return err
+	}
 	if err := (&EntryReconciler{
-		Client: mgr.GetClient(), Lists: lists, Recorder: recorder, Owner: o.Owner,
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists, Recorder: recorder, Owner: o.Owner,
 		MaxConcurrentReconciles: o.MaxConcurrentReconciles, NewRateLimiter: o.NewRateLimiter,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the ListEntry controller: %w", err)
 	}
-	if err := (&ListReconciler{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists, Recorder: recorder, Owner: o.Owner,
-		MaxConcurrentReconciles: o.MaxConcurrentReconciles, NewRateLimiter: o.NewRateLimiter,
-	}).SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("set up the ExternalList controller: %w", err)
+	for _, kind := range []v1alpha1.ListKind{v1alpha1.ListKindExternalList, v1alpha1.ListKindClusterExternalList} {
+		if err := (&ListReconciler{
+			Kind: kind, Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists, Recorder: recorder, Owner: o.Owner,
+			MaxConcurrentReconciles: o.MaxConcurrentReconciles, NewRateLimiter: o.NewRateLimiter, LateWriteBound: o.LateWriteBound,
+		}).SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("set up the %s controller: %w", kind, err)
+		}
 	}
 	return nil
 }

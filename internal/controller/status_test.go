@@ -263,14 +263,19 @@ func TestPredicates(t *testing.T) {
 		}
 		return e
 	}
-	list := func(ready metav1.ConditionStatus) *v1alpha1.ExternalList {
+	list := func(ready metav1.ConditionStatus, reason ...string) *v1alpha1.ExternalList {
 		xl := &v1alpha1.ExternalList{}
 		if ready != "" {
-			xl.Status.Conditions = []metav1.Condition{{Type: v1alpha1.ConditionReady, Status: ready}}
+			xl.Status.Conditions = []metav1.Condition{{Type: v1alpha1.ConditionReady, Status: ready, Reason: strings.Join(reason, "")}}
 		}
 		return xl
 	}
-	rr, br := reconcileRequested(), listBecameReady()
+	counted := func(items int32) *v1alpha1.ExternalList {
+		xl := list(metav1.ConditionTrue)
+		xl.Status.ItemCount = items
+		return xl
+	}
+	rr, br := reconcileRequested(), listChanged()
 	tests := []struct {
 		name string
 		got  bool
@@ -284,7 +289,11 @@ func TestPredicates(t *testing.T) {
 		{"Unknown to True", br.Update(event.UpdateEvent{ObjectOld: list(metav1.ConditionUnknown), ObjectNew: list(metav1.ConditionTrue)}), true},
 		{"absent to True", br.Update(event.UpdateEvent{ObjectOld: list(""), ObjectNew: list(metav1.ConditionTrue)}), true},
 		{"True to True", br.Update(event.UpdateEvent{ObjectOld: list(metav1.ConditionTrue), ObjectNew: list(metav1.ConditionTrue)}), false},
-		{"True to False", br.Update(event.UpdateEvent{ObjectOld: list(metav1.ConditionTrue), ObjectNew: list(metav1.ConditionFalse)}), false},
+		{"True to False (its entries must say why)", br.Update(event.UpdateEvent{ObjectOld: list(metav1.ConditionTrue), ObjectNew: list(metav1.ConditionFalse)}), true},
+		{"False, another reason (lost its claim)", br.Update(event.UpdateEvent{
+			ObjectOld: list(metav1.ConditionFalse, v1alpha1.ReasonListUnreachable),
+			ObjectNew: list(metav1.ConditionFalse, v1alpha1.ReasonDocumentInUse)}), true},
+		{"only counts changed", br.Update(event.UpdateEvent{ObjectOld: counted(1), ObjectNew: counted(2)}), false},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

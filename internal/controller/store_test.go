@@ -112,10 +112,12 @@ func TestS3ThreeReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	puts := s3.Stats().Count(http.MethodPut, http.StatusOK)
+	// The list's check sees the rotated Secret first (its watch queues
+	// it); an entry created after that uses the new key too.
+	waitCondition(t, xl, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonUnauthorized, waitTimeout)
 	e := newListEntry(ns, "late", "s3", "late")
 	create(t, e)
 	waitCondition(t, e, v1alpha1.ConditionSynced, metav1.ConditionFalse, v1alpha1.ReasonUnauthorized, waitTimeout)
-	waitCondition(t, xl, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonUnauthorized, waitTimeout)
 	if after := s3.Stats().Count(http.MethodPut, http.StatusOK); after != puts {
 		t.Errorf("%d writes with a wrong key", after-puts)
 	}
@@ -308,8 +310,9 @@ func TestS3FailuresAsConditions(t *testing.T) {
 		waitCondition(t, tc.list, v1alpha1.ConditionReady, metav1.ConditionFalse, tc.reason, waitTimeout)
 	}
 
-	// The session token expires: a list that worked says Unauthorized.
-	ok := list("expiring", s3.URL()+"/lists/allow.json", s3fake.DefaultRegion)
+	// The session token expires: a list that worked says Unauthorized. (A
+	// document of its own: the wrong-region list holds allow.json's claim.)
+	ok := list("expiring", s3.URL()+"/lists/expiring.json", s3fake.DefaultRegion)
 	create(t, ok)
 	first := newListEntry(ns, "first", "expiring", "first")
 	create(t, first)
@@ -327,7 +330,7 @@ func TestS3FailuresAsConditions(t *testing.T) {
 	if after := s3.Stats().Count(http.MethodPut, http.StatusOK); after != written {
 		t.Errorf("%d writes after the token expired", after-written)
 	}
-	if items := s3Items(t, s3, "lists", "allow.json"); len(items) != 1 || items[0] != "first" {
+	if items := s3Items(t, s3, "lists", "expiring.json"); len(items) != 1 || items[0] != "first" {
 		t.Errorf("S3 holds %v, want only first", items)
 	}
 	_ = ctx

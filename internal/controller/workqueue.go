@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"sync/atomic"
+	"time"
 
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -30,6 +31,13 @@ func (w *workQueue) source() source.TypedSource[reconcile.Request] {
 func (w *workQueue) add(req reconcile.Request) {
 	if q := w.q.Load(); q != nil {
 		(*q).Add(req)
+	}
+}
+
+// addAfter queues req after d (see add).
+func (w *workQueue) addAfter(req reconcile.Request, d time.Duration) {
+	if q := w.q.Load(); q != nil {
+		(*q).AddAfter(req, d)
 	}
 }
 

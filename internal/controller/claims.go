@@ -1,0 +1,95 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+)
+
+// Claims. Of all the lists (ExternalLists and ClusterExternalLists) that
+// name one document and items pointer (claimKey), exactly one holds the
+// claim: a ClusterExternalList before any ExternalList, then the oldest
+// (creation time, then UID). Only the holder writes the document, and only
+// its entries count as holders of their IDs; every other list is
+// Ready=False with reason DocumentInUse. When the holder goes, the next in
+// that order takes the claim.
+
+// claimsBefore reports whether a comes before b in the claim order.
+func claimsBefore(a, b v1alpha1.List) bool {
+	ak, bk := a.ListKind() == v1alpha1.ListKindClusterExternalList, b.ListKind() == v1alpha1.ListKindClusterExternalList
+	if ak != bk {
+		return ak
+	}
+	at, bt := a.GetCreationTimestamp(), b.GetCreationTimestamp()
+	if !at.Equal(&bt) {
+		return at.Before(&bt)
+	}
+	return a.GetUID() < b.GetUID()
+}
+
+// claimHolder returns, of the lists that name one claim, the one that
+// holds it; nil when there are none.
+func claimHolder(lists []v1alpha1.List) v1alpha1.List {
+	if len(lists) == 0 {
+		return nil
+	}
+	return slices.MinFunc(lists, func(a, b v1alpha1.List) int {
+		switch {
+		case claimsBefore(a, b):
+			return -1
+		case claimsBefore(b, a):
+			return 1
+		}
+		return 0
+	})
+}
+
+// holderOf returns the holder of l's claim as the cache shows the lists
+// that name it, counting l itself as it is given (its claim key may be
+// newer than the cache's index of it). For a list whose document is not
+// known yet it returns l.
+func holderOf(ctx context.Context, c client.Reader, l v1alpha1.List) (v1alpha1.List, error) {
+	key := claimKey(l)
+	if key == "" {
+		return l, nil
+	}
+	others, err := allLists(ctx, c, client.MatchingFields{claimField: key})
+	if err != nil {
+		return nil, err
+	}
+	candidates := []v1alpha1.List{l}
+	for _, o := range others {
+		if o.GetUID() != l.GetUID() {
+			candidates = append(candidates, o)
+		}
+	}
+	return claimHolder(candidates), nil
+}
+
+// inUseMessage is the message of DocumentInUse for a list that does not
+// hold the claim that holder holds, as a user of namespace sees it (""
+// for a cluster administrator, who sees every list): it names the holder
+// only when it is in the same namespace, and never where the document is.
+func inUseMessage(holder v1alpha1.List, namespace string) string {
+	who := "a list in another namespace"
+	switch {
+	case namespace == "":
+		who = refOf(holder).String()
+		if ns := holder.GetNamespace(); ns != "" {
+			who += " in namespace " + ns
+		}
+	case holder.ListKind() == v1alpha1.ListKindClusterExternalList:
+		who = "a ClusterExternalList"
+	case holder.GetNamespace() == namespace:
+		who = fmt.Sprintf("ExternalList %q", holder.GetName())
+	}
+	return strings.Join([]string{
+		"the document and items pointer this list names are claimed by " + who,
+		"only the claim's holder writes the document; delete one of the lists, or point this one at another document",
+	}, ": ")
+}

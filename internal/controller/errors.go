@@ -1,0 +1,71 @@
+package controller
+
+import (
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/etagclient"
+)
+
+// configError is a list configuration, or an entry's relation to its list,
+// that cannot work until someone fixes it; reason is the condition reason
+// to report.
+type configError struct {
+	reason string
+	msg    string
+}
+
+func (e *configError) Error() string { return e.msg }
+
+// secretError reports a Secret that could not be read: SecretNotFound when
+// it does not exist.
+func secretError(name string, err error) error {
+	if apierrors.IsNotFound(err) {
+		return &configError{reason: v1alpha1.ReasonSecretNotFound, msg: fmt.Sprintf("secret %q not found", name)}
+	}
+	return fmt.Errorf("get secret %q: %w", name, err)
+}
+
+// reasonFor maps an error from the ETag client, or from resolving a list's
+// configuration, to a condition reason.
+func reasonFor(err error) string {
+	var cfgErr *configError
+	switch {
+	case errors.As(err, &cfgErr):
+		return cfgErr.reason
+	case errors.Is(err, etagclient.ErrNotFound):
+		return v1alpha1.ReasonListNotFound
+	case errors.Is(err, etagclient.ErrUnsafeServer):
+		return v1alpha1.ReasonUnsafeServer
+	case errors.Is(err, etagclient.ErrInvalidDocument):
+		return v1alpha1.ReasonInvalidDocument
+	case errors.Is(err, etagclient.ErrConflictRetriesExhausted):
+		return v1alpha1.ReasonConflictRetriesExhausted
+	case errors.Is(err, etagclient.ErrUnauthorized):
+		return v1alpha1.ReasonUnauthorized
+	case errors.Is(err, etagclient.ErrRejected):
+		return v1alpha1.ReasonRejected
+	default:
+		return v1alpha1.ReasonListUnreachable
+	}
+}
+
+// needsUser reports whether a failure with this reason can only end with a
+// change from the user (a spec, a Secret, the server's configuration or
+// its document, another list that holds the claim): it is reported as
+// Stalled, which kstatus reads as Failed. Any other reason
+// (ListUnreachable, ConflictRetriesExhausted) is transient: the operator
+// retries, and reports Reconciling.
+func needsUser(reason string) bool {
+	switch reason {
+	case v1alpha1.ReasonInvalidSpec, v1alpha1.ReasonSecretNotFound, v1alpha1.ReasonHostNotAllowed,
+		v1alpha1.ReasonInsecureTransport, v1alpha1.ReasonUnauthorized, v1alpha1.ReasonRejected,
+		v1alpha1.ReasonUnsafeServer, v1alpha1.ReasonInvalidDocument, v1alpha1.ReasonListNotFound,
+		v1alpha1.ReasonDocumentInUse, v1alpha1.ReasonNamespaceNotAllowed:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,154 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+)
+
+// listRef names a list of either kind: an ExternalList (in a namespace) or
+// a ClusterExternalList (Namespace "").
+type listRef struct {
+	Kind v1alpha1.ListKind
+	types.NamespacedName
+}
+
+// refOf returns the reference of l.
+func refOf(l v1alpha1.List) listRef {
+	return listRef{Kind: l.ListKind(), NamespacedName: types.NamespacedName{Namespace: l.GetNamespace(), Name: l.GetName()}}
+}
+
+// entryListRef returns the reference of the list e keeps its ID on.
+func entryListRef(e *v1alpha1.ListEntry) listRef {
+	return listRef{Kind: e.ListKind(), NamespacedName: e.ListKey()}
+}
+
+// key is the reference as an index value: kind, namespace and name.
+func (r listRef) key() string { return string(r.Kind) + "/" + r.Namespace + "/" + r.Name }
+
+// String names the list for messages: `ExternalList "name"` or
+// `ClusterExternalList "name"` (an entry's ExternalList is in its own
+// namespace).
+func (r listRef) String() string { return fmt.Sprintf("%s %q", r.Kind, r.Name) }
+
+// newList returns an empty object of kind.
+func newList(kind v1alpha1.ListKind) v1alpha1.List {
+	if kind == v1alpha1.ListKindClusterExternalList {
+		return &v1alpha1.ClusterExternalList{}
+	}
+	return &v1alpha1.ExternalList{}
+}
+
+// getList reads the list ref names through c.
+func getList(ctx context.Context, c client.Reader, ref listRef) (v1alpha1.List, error) {
+	l := newList(ref.Kind)
+	if err := c.Get(ctx, ref.NamespacedName, l); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// allLists returns every list of both kinds that c shows matching opts.
+func allLists(ctx context.Context, c client.Reader, opts ...client.ListOption) ([]v1alpha1.List, error) {
+	var xls v1alpha1.ExternalListList
+	if err := c.List(ctx, &xls, opts...); err != nil {
+		return nil, fmt.Errorf("list ExternalLists: %w", err)
+	}
+	var cxls v1alpha1.ClusterExternalListList
+	if err := c.List(ctx, &cxls, opts...); err != nil {
+		return nil, fmt.Errorf("list ClusterExternalLists: %w", err)
+	}
+	out := make([]v1alpha1.List, 0, len(xls.Items)+len(cxls.Items))
+	for i := range cxls.Items {
+		out = append(out, &cxls.Items[i])
+	}
+	for i := range xls.Items {
+		out = append(out, &xls.Items[i])
+	}
+	return out, nil
+}
+
+// documentOf returns the document a list names, as far as the cache can
+// know it: from spec.url directly, else (urlFrom, whose URL only its Secret
+// knows) from status.documentID, once the list's reconcile has read the
+// Secret and published it for the current generation. "" when unknown.
+func documentOf(l v1alpha1.List) string {
+	spec, st := l.ListSpec(), l.ListStatus()
+	if spec.URL != "" {
+		return DocumentIDOfURL(spec.URL)
+	}
+	if st.ObservedGeneration != l.GetGeneration() {
+		return ""
+	}
+	return st.DocumentID
+}
+
+// claimKey is what one list at a time holds the claim on: a document and
+// an items pointer. "" when the document is not known yet.
+func claimKey(l v1alpha1.List) string {
+	doc := documentOf(l)
+	if doc == "" {
+		return ""
+	}
+	return doc + "\x00" + l.ListSpec().ItemsPointer
+}
+
+// listBucketKey is what the bucket of a list's work, and of its entries',
+// is hashed from: its document (DocumentBucketKey), so that one replica
+// writes each document; while the document is not known, the list itself
+// (fallbackKey).
+func listBucketKey(l v1alpha1.List) string {
+	if doc := documentOf(l); doc != "" {
+		return DocumentBucketKey(doc)
+	}
+	return fallbackKey(refOf(l))
+}
+
+// fallbackKey is the bucket key of a list whose document is not known, and
+// of the entries of a list that is not in the cache: the replica that owns
+// it finds out, with a read from the API server, whether the list exists.
+func fallbackKey(ref listRef) string { return "list\x00" + ref.key() }
+
+// entryBucketKey is the bucket key of an entry whose list l is as the
+// cache shows it (nil: not there).
+func entryBucketKey(e *v1alpha1.ListEntry, l v1alpha1.List) string {
+	if l == nil {
+		return fallbackKey(entryListRef(e))
+	}
+	return listBucketKey(l)
+}
+
+// secretNamespace is where a list's Secrets live: an ExternalList's own
+// namespace, or clusterNamespace for a ClusterExternalList.
+func secretNamespace(l v1alpha1.List, clusterNamespace string) string {
+	if l.ListKind() == v1alpha1.ListKindClusterExternalList {
+		return clusterNamespace
+	}
+	return l.GetNamespace()
+}
+
+// listAdmitter returns whether l admits an entry (see admits), reading
+// through c the labels of each namespace once. An entry whose namespace
+// cannot be read is not admitted.
+func listAdmitter(ctx context.Context, c client.Reader, l v1alpha1.List) func(*v1alpha1.ListEntry) bool {
+	if l.ListKind() != v1alpha1.ListKindClusterExternalList {
+		return func(*v1alpha1.ListEntry) bool { return true }
+	}
+	seen := map[string]bool{}
+	return func(e *v1alpha1.ListEntry) bool {
+		ok, known := seen[e.Namespace]
+		if !known {
+			ns := &corev1.Namespace{}
+			if err := c.Get(ctx, types.NamespacedName{Name: e.Namespace}, ns); err == nil {
+				_, ok = admits(l, e.Namespace, ns.Labels)
+			}
+			seen[e.Namespace] = ok
+		}
+		return ok
+	}
+}

@@ -1,0 +1,53 @@
+package controller
+
+import (
+	"time"
+
+	"golang.org/x/time/rate"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// conflictRequeue is how soon an object whose write met a newer version (an
+// optimistic-lock conflict) is reconciled again, from a fresher cache.
+const conflictRequeue = 200 * time.Millisecond
+
+// requeueOnConflict turns an optimistic-lock conflict into a prompt retry
+// from a fresher cache instead of an error.
+func requeueOnConflict(err error) (ctrl.Result, error) {
+	if err != nil && apierrors.IsConflict(err) {
+		return ctrl.Result{RequeueAfter: conflictRequeue}, nil
+	}
+	return ctrl.Result{}, err
+}
+
+// controllerOptions are a controller's options: workers (at least one) and
+// the work queue's rate limiter, when newRateLimiter is set.
+func controllerOptions(workers int, newRateLimiter func() workqueue.TypedRateLimiter[reconcile.Request]) crcontroller.Options {
+	o := crcontroller.Options{MaxConcurrentReconciles: max(1, workers)}
+	if newRateLimiter != nil {
+		o.RateLimiter = newRateLimiter()
+	}
+	return o
+}
+
+// statusRefreshInterval is how often a list's status (reachability, ETag,
+// counts) is refreshed between resyncs. A refresh costs one conditional
+// GET, usually answered 304.
+const statusRefreshInterval = time.Minute
+
+// listRateLimiter is the list controllers' default work-queue rate limiter:
+// controller-runtime's (per-item exponential backoff from 5 ms, and an
+// overall 10/s, burst 100), but with the backoff capped at
+// statusRefreshInterval instead of 1,000 s. A list that failed for a while
+// keeps being checked every minute, so it sees the end of an outage within
+// a minute; its entries, queued when it turns Ready, follow at once.
+func listRateLimiter() workqueue.TypedRateLimiter[reconcile.Request] {
+	return workqueue.NewTypedMaxOfRateLimiter(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](5*time.Millisecond, statusRefreshInterval),
+		&workqueue.TypedBucketRateLimiter[reconcile.Request]{Limiter: rate.NewLimiter(rate.Limit(10), 100)},
+	)
+}

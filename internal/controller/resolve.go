@@ -1,0 +1,345 @@
+package controller
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/stores"
+)
+
+// listConfig is a list's configuration, resolved: where its document is
+// and how to reach it (URL, headers, credentials, TLS), and the document's
+// identity.
+type listConfig struct {
+	stamp    string              // what it was resolved from (see resolver.stamp)
+	rawURL   string              // may carry a token: never printed
+	shownURL string              // what status.redactedURL shows of it
+	opts     []etagclient.Option // the list's own client options
+	hash     string              // identifies rawURL and opts
+	document string              // DocumentID of the document
+	claim    string              // document and items pointer
+}
+
+// resolver turns lists into listConfigs. It reads Secrets from the API
+// server (the cache holds only their metadata), and only when the list or
+// one of its Secrets changed: a list's configuration is kept with a stamp
+// of what it was resolved from. It is safe for concurrent use.
+type resolver struct {
+	// cached reads Secret metadata, to notice a changed Secret cheaply.
+	cached client.Reader
+	// live reads Secret data.
+	live client.Reader
+	// allowedHosts, when not empty, are path.Match patterns; a list whose
+	// URL host (with or without port) matches none is refused.
+	allowedHosts []string
+	// clusterNamespace is where the Secrets of ClusterExternalLists live.
+	clusterNamespace string
+
+	mu     sync.Mutex
+	byList map[listRef]*listConfig
+}
+
+// resolve returns l's configuration, from what it last resolved when
+// neither l nor its Secrets changed since.
+func (r *resolver) resolve(ctx context.Context, l v1alpha1.List) (*listConfig, error) {
+	stamp, err := r.stamp(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	ref := refOf(l)
+	r.mu.Lock()
+	cfg, ok := r.byList[ref]
+	r.mu.Unlock()
+	if ok && cfg.stamp == stamp {
+		return cfg, nil
+	}
+	if cfg, err = r.build(ctx, l); err != nil {
+		return nil, err
+	}
+	cfg.stamp = stamp
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byList == nil {
+		r.byList = map[listRef]*listConfig{}
+	}
+	r.byList[ref] = cfg
+	return cfg, nil
+}
+
+// forget drops what was resolved for a list that is gone.
+func (r *resolver) forget(ref listRef) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.byList, ref)
+}
+
+// stamp identifies what a list's configuration is resolved from: the
+// list's UID and generation, and the resourceVersion of every Secret it
+// reads, so a rotated Secret is picked up without a restart.
+func (r *resolver) stamp(ctx context.Context, l v1alpha1.List) (string, error) {
+	st := fmt.Sprintf("%s/%d", l.GetUID(), l.GetGeneration())
+	ns := secretNamespace(l, r.clusterNamespace)
+	for _, name := range l.ListSpec().SecretNames() {
+		meta := &metav1.PartialObjectMetadata{}
+		meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+		if err := r.cached.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, meta); err != nil {
+			return "", secretError(name, err)
+		}
+		st += "/" + meta.ResourceVersion
+	}
+	return st, nil
+}
+
+// build reads what l needs (its URL, Secret headers, store credentials,
+// CA bundle) and checks it: the host against allowedHosts, secrets against
+// plain http, the items pointer.
+func (r *resolver) build(ctx context.Context, l v1alpha1.List) (*listConfig, error) {
+	spec := l.ListSpec()
+	ns := secretNamespace(l, r.clusterNamespace)
+	rawURL, err := r.listURL(ctx, spec, ns)
+	if err != nil {
+		return nil, err
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		what := "spec.url"
+		if spec.URLFrom != nil {
+			what = fmt.Sprintf("the URL in secret %q key %q", spec.URLFrom.SecretKeyRef.Name, spec.URLFrom.SecretKeyRef.Key)
+		}
+		return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: what + " must be an absolute http or https URL"}
+	}
+	if !hostAllowed(u, r.allowedHosts) {
+		return nil, &configError{reason: v1alpha1.ReasonHostNotAllowed,
+			msg: fmt.Sprintf("host %q is not in the operator's --allowed-hosts", u.Hostname())}
+	}
+	if err := checkTransport(spec, u); err != nil {
+		return nil, err
+	}
+	if _, err := etagclient.ParsePointer(spec.ItemsPointer); err != nil {
+		return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.itemsPointer: " + err.Error()}
+	}
+	doc := DocumentID(CanonicalURL(u))
+	cfg := &listConfig{rawURL: rawURL, shownURL: redactedURL(rawURL, spec.URLFrom != nil), document: doc,
+		claim: doc + "\x00" + spec.ItemsPointer}
+
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%t\x00%s\x00", rawURL, spec.ItemsPointer, spec.CreateIfMissing, spec.CABundle)
+	cfg.opts = []etagclient.Option{
+		etagclient.WithItemsPointer(spec.ItemsPointer),
+		etagclient.WithCreateIfMissing(spec.CreateIfMissing),
+	}
+	if name := spec.HeadersSecretName(); name != "" {
+		secret, err := r.secret(ctx, ns, name)
+		if err != nil {
+			return nil, err
+		}
+		headers, err := headersFrom(secret)
+		if err != nil {
+			return nil, err
+		}
+		keys := make([]string, 0, len(headers))
+		for k := range headers {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(h, "%s\x00%s\x00", k, headers.Get(k))
+		}
+		cfg.opts = append(cfg.opts, etagclient.WithHeaders(headers))
+	}
+	if spec.Auth == nil && stores.IsAzureSAS(u) {
+		cfg.opts = append(cfg.opts, stores.AzureSASOptions()...)
+	}
+	if spec.Auth != nil {
+		storeOpts, fp, err := stores.Options(ctx, spec.Auth, rawURL, r.secretData(ns))
+		if err != nil {
+			var cfgErr *configError
+			if errors.As(err, &cfgErr) || !errors.Is(err, stores.ErrSpec) {
+				return nil, err
+			}
+			return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: err.Error()}
+		}
+		fmt.Fprintf(h, "auth\x00%s\x00", fp)
+		cfg.opts = append(cfg.opts, storeOpts...)
+	}
+	if spec.CABundle != "" {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM([]byte(spec.CABundle)) {
+			return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.caBundle holds no PEM certificate"}
+		}
+		cfg.opts = append(cfg.opts, etagclient.WithTLSConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}))
+	}
+	cfg.hash = hex.EncodeToString(h.Sum(nil))
+	return cfg, nil
+}
+
+// listURL returns the list's URL: spec.url, or the value of urlFrom's
+// Secret key (in namespace). It is never printed; errors name the Secret
+// and key only.
+func (r *resolver) listURL(ctx context.Context, spec *v1alpha1.ExternalListSpec, namespace string) (string, error) {
+	if spec.URLFrom == nil {
+		return spec.URL, nil
+	}
+	ref := spec.URLFrom.SecretKeyRef
+	secret, err := r.secret(ctx, namespace, ref.Name)
+	if err != nil {
+		return "", err
+	}
+	v, ok := secret.Data[ref.Key]
+	if !ok {
+		return "", &configError{reason: v1alpha1.ReasonSecretNotFound, msg: fmt.Sprintf("secret %q has no key %q", ref.Name, ref.Key)}
+	}
+	return strings.TrimSpace(string(v)), nil
+}
+
+// checkTransport refuses a list that would send secrets over plain http:
+// Secret-sourced headers (headersFrom), store credentials (auth, including
+// workload identity and default credentials, whose tokens are as secret)
+// or a URL from a Secret (urlFrom, which usually carries a token) need
+// https unless spec.allowInsecureHTTP is true. The CRD refuses the cases it
+// can see (spec.url with headersFrom or auth); this also covers a urlFrom
+// that resolves to http, and objects stored before that rule. It runs
+// before any request, so nothing is sent; u is never printed.
+func checkTransport(spec *v1alpha1.ExternalListSpec, u *url.URL) error {
+	if !strings.EqualFold(u.Scheme, "http") || spec.AllowInsecureHTTP {
+		return nil
+	}
+	var what []string
+	if spec.HeadersFrom != nil {
+		what = append(what, "headers from a Secret (spec.headersFrom)")
+	}
+	if spec.Auth != nil {
+		what = append(what, "store credentials (spec.auth)")
+	}
+	if spec.URLFrom != nil {
+		what = append(what, "a URL from a Secret (spec.urlFrom)")
+	}
+	if len(what) == 0 {
+		return nil
+	}
+	return &configError{reason: v1alpha1.ReasonInsecureTransport, msg: fmt.Sprintf(
+		"the list would send %s over plain http: use an https URL, or set spec.allowInsecureHTTP to true for a test or loopback server",
+		strings.Join(what, " and "))}
+}
+
+// secretData reads Secrets of namespace from the API server (the cache
+// holds only their metadata).
+func (r *resolver) secretData(namespace string) stores.SecretFunc {
+	return func(ctx context.Context, name string) (map[string][]byte, error) {
+		secret, err := r.secret(ctx, namespace, name)
+		if err != nil {
+			return nil, err
+		}
+		return secret.Data, nil
+	}
+}
+
+// secret reads a Secret from the API server (the cache holds only Secrets'
+// metadata); a missing one is a SecretNotFound configError.
+func (r *resolver) secret(ctx context.Context, namespace, name string) (*corev1.Secret, error) {
+	secret := &corev1.Secret{}
+	if err := r.live.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, secret); err != nil {
+		return nil, secretError(name, err)
+	}
+	return secret, nil
+}
+
+// headersFrom turns a Secret's keys into request headers. Values are never
+// printed: an invalid one is reported by key only.
+func headersFrom(s *corev1.Secret) (http.Header, error) {
+	h := http.Header{}
+	for k, v := range s.Data {
+		val := strings.TrimSpace(string(v))
+		if !validHeaderName(k) || !validHeaderValue(val) {
+			return nil, &configError{reason: v1alpha1.ReasonInvalidSpec,
+				msg: fmt.Sprintf("secret %q key %q is not a valid HTTP header", s.Name, k)}
+		}
+		if _, reserved := protocolHeaders[http.CanonicalHeaderKey(k)]; reserved {
+			return nil, &configError{reason: v1alpha1.ReasonInvalidSpec,
+				msg: fmt.Sprintf("secret %q key %q would override a header the list protocol sets itself", s.Name, k)}
+		}
+		h.Set(k, val)
+	}
+	return h, nil
+}
+
+// validHeaderValue reports whether v is a valid field value (RFC 9110
+// section 5.5): no control characters but horizontal tab. Any other one
+// would make every request fail in net/http, reported as ListUnreachable
+// instead of InvalidSpec.
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if b := v[i]; (b < 0x20 && b != '\t') || b == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// protocolHeaders are set by the ETag client for the protocol to work; a
+// Secret must not override them.
+var protocolHeaders = map[string]struct{}{
+	"If-Match": {}, "If-None-Match": {}, "Content-Type": {}, "Content-Length": {},
+	"Accept": {}, "Host": {}, "Transfer-Encoding": {}, "Connection": {},
+}
+
+func validHeaderName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, c := range k {
+		if c > 0x7e || c <= 0x20 || strings.ContainsRune("()<>@,;:\\\"/[]?={}", c) {
+			return false
+		}
+	}
+	return true
+}
+
+func hostAllowed(u *url.URL, patterns []string) bool {
+	if len(patterns) == 0 {
+		return true
+	}
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, u.Hostname()); ok {
+			return true
+		}
+		if ok, _ := path.Match(p, u.Host); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// redactedURL is what status.redactedURL shows of a list's URL: spec.url
+// without user info and with every query value replaced
+// (etagclient.RedactURL); for a URL from a Secret (fromSecret) only the
+// scheme, host and path, so that not even the names of its query
+// parameters show. An unparsable URL gives "".
+func redactedURL(raw string, fromSecret bool) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	if fromSecret {
+		return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawPath: u.RawPath}).String()
+	}
+	return etagclient.RedactURL(u)
+}
