@@ -126,8 +126,11 @@ limitations under the License.
 //
 // # Observability
 //
-// Stats counts list requests by method and status code, injected faults by
-// kind and committed writes; WithHistory(true) records every committed
+// Stats counts list requests by method and status code, and by client
+// (the product name of the User-Agent, such as "listkeeper-etagclient")
+// and status code, injected faults by kind and committed writes, so that
+// a test can tell the 412s answered to the operator from those answered
+// to another writer; WithHistory(true) records every committed
 // version, readable with History. Set, Get, Delete and Paths give tests
 // direct access to the documents. The same data is served under
 // AdminPrefix: /_fakeapi/healthz, /_fakeapi/stats (GET, and DELETE to
@@ -384,4 +387,6 @@ limitations under the License.
 //     faults never hold a GET; a hook that holds one changes nothing.
 //     Holds are counted in Stats.Faults when they are decided, so a held
 //     PUT answered 400 or 428 before its hold counts too.
+//   - Stats.Agents names at most 32 clients (then "other"), by the product
+//     of their User-Agent only; the rest of the header is never kept.
 package fakeapi

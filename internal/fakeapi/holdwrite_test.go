@@ -59,13 +59,13 @@ func TestHeldWriteMeetsNewerVersion(t *testing.T) {
 	held := make(chan outcome, 1)
 	go func() {
 		begin := time.Now()
-		res, err := call(freshClient(t), "PUT", ts.URL+listA, docB, map[string]string{"If-Match": etag})
+		res, err := call(freshClient(t), "PUT", ts.URL+listA, docB, map[string]string{"If-Match": etag, "User-Agent": "held-writer/1"})
 		held <- outcome{res, err, time.Since(begin)}
 	}()
 	waitFor(t, "the first PUT to be held", func() bool { return s.Stats().Faults[fakeapi.FaultHoldWrite] == 1 })
 
 	begin := time.Now()
-	res := mustCall(t, freshClient(t), "PUT", ts.URL+listA, docC, map[string]string{"If-Match": etag})
+	res := mustCall(t, freshClient(t), "PUT", ts.URL+listA, docC, map[string]string{"If-Match": etag, "User-Agent": "other-writer/2"})
 	if res.code != http.StatusOK {
 		t.Fatalf("the other writer's PUT = %d %s, want 200", res.code, res.body)
 	}
@@ -91,6 +91,9 @@ func TestHeldWriteMeetsNewerVersion(t *testing.T) {
 	st := s.Stats()
 	if st.Commits != 1 || st.Count("PUT", 200) != 1 || st.Count("PUT", 412) != 1 {
 		t.Errorf("stats = %+v, want one commit, one PUT 200 and one PUT 412", st)
+	}
+	if st.CountAgent("held-writer", 412) != 1 || st.CountAgent("other-writer", 200) != 1 {
+		t.Errorf("Stats.Agents = %v, want the 412 to the held writer and the 200 to the other", st.Agents)
 	}
 }
 

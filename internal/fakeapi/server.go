@@ -159,18 +159,18 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request) {
 	d := s.drawNext()
 	lat := &latency{d: d.delay}
 	if !s.holdsLatency(r) && !lat.take(r.Context()) {
-		s.record(r.Method, 0)
+		s.record(r, 0)
 		return
 	}
 	resp, drop := s.process(w, r, d, lat)
 	// A request that holds its latency took it while processing, unless it
 	// was answered before it got that far; then it takes it now.
 	if resp.abandoned || !lat.take(r.Context()) {
-		s.record(r.Method, 0)
+		s.record(r, 0)
 		return
 	}
 	if drop {
-		s.record(r.Method, 0)
+		s.record(r, 0)
 		dropConnection(w)
 		return
 	}
@@ -305,7 +305,7 @@ type response struct {
 
 // reply writes resp and counts it.
 func (s *Server) reply(w http.ResponseWriter, r *http.Request, resp response) {
-	s.record(r.Method, resp.code)
+	s.record(r, resp.code)
 	h := w.Header()
 	for k, v := range resp.header {
 		h[k] = v
