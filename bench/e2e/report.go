@@ -157,7 +157,7 @@ func writeMarkdown(w io.Writer, r *results) {
 		"Fake list server (`cmd/fakeapi`): %s latency per request. Managers (`cmd/manager`, all active): `--max-concurrent-reconciles %d`, `--batch-interval` %s. "+
 		"Each replica count R gets a fresh kube-apiserver, etcd, list server and managers.\n\n",
 		c.Entries, onLists(c.Lists), c.Bystanders, c.Clients, c.Latency, c.Workers, c.BatchInterval)
-	fmt.Fprintf(w, "Time: create, until the commit that put the last ID on the list; delete, until the list held only its bystanders and no entry was left. "+
+	fmt.Fprintf(w, "Time: create, until the commit that put the last ID on its list; delete, until every list held only its bystanders and no entry was left. "+
 		"*list s* is that commit (from the server's history), *entries s* when every entry was Synced or gone (polled every %s). "+
 		"Requests, 412s and commits are counted by the fake server, without the benchmark's own reads, until the entries were done; "+
 		"reconciles (`controller_runtime_reconcile_total`), writes and batch sizes (`listkeeper_batch_size`) come from the managers' metrics. "+

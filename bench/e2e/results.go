@@ -101,12 +101,12 @@ type phase struct {
 	Name     string `json:"name"`
 	Changes  int    `json:"changes"`
 	Finished bool   `json:"finished"`
-	// Seconds is the phase's time: create, until the list held every ID;
-	// delete, until the list held only the bystanders and no entry was
-	// left.
+	// Seconds is the phase's time: create, until every list held its
+	// IDs; delete, until every list held only the bystanders and no entry
+	// was left.
 	Seconds float64 `json:"seconds"`
 	// ListSeconds is until the commit that completed (create) or cleaned
-	// (delete) the list, from the fake server's history.
+	// (delete) the last list, from the fake server's history.
 	ListSeconds float64 `json:"listSeconds"`
 	// EntriesSeconds is until every entry was Synced (create) or gone
 	// (delete), as polled.
