@@ -31,6 +31,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/internal/membership"
 	"github.com/listkeeper/listkeeper/test/e2e/harness"
+	"github.com/listkeeper/listkeeper/test/e2e/harness/ownership"
 )
 
 const (
@@ -223,13 +224,13 @@ func (rr *roundRun) owners(ctx context.Context) string {
 	}
 	var parts []string
 	for _, l := range rr.docs {
-		id, err := harness.ListDocumentID(ctx, rr.cluster.Client, client.ObjectKey{Namespace: namespace, Name: l.obj.Name})
+		id, err := ownership.ListDocumentID(ctx, rr.cluster.Client, client.ObjectKey{Namespace: namespace, Name: l.obj.Name})
 		if err != nil || id == "" {
 			parts = append(parts, l.obj.Name+" owner unknown")
 			continue
 		}
 		owner := "no single owner"
-		if lease, ok := harness.OwnerOf(leases, harness.DocumentBucket(id, membership.DefaultBuckets)); ok {
+		if lease, ok := harness.OwnerOf(leases, ownership.Bucket(id, membership.DefaultBuckets)); ok {
 			owner = lease.Replica()
 		}
 		parts = append(parts, fmt.Sprintf("%s (document %.8s) owned by %s", l.obj.Name, id, owner))

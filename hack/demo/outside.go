@@ -28,6 +28,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/internal/membership"
 	"github.com/listkeeper/listkeeper/test/e2e/harness"
+	"github.com/listkeeper/listkeeper/test/e2e/harness/ownership"
 )
 
 const (
@@ -82,7 +83,7 @@ func (d *demo) ours(items []string) []string {
 // cannot be read, it says so and the demo goes on.
 func (d *demo) reportOwner(ctx context.Context) {
 	c := d.cluster.Client
-	id, err := harness.ListDocumentID(ctx, c, client.ObjectKey{Namespace: namespace, Name: sampleList})
+	id, err := ownership.ListDocumentID(ctx, c, client.ObjectKey{Namespace: namespace, Name: sampleList})
 	if err != nil || id == "" {
 		d.logf("list %s: owner unknown: no document ID (%v)", sampleList, err)
 		return
@@ -97,7 +98,7 @@ func (d *demo) reportOwner(ctx context.Context) {
 		d.logf("list %s (document %.8s): owner unknown: %v", sampleList, id, err)
 		return
 	}
-	b := harness.DocumentBucket(id, n)
+	b := ownership.Bucket(id, n)
 	owner, ok := harness.OwnerOf(leases, b)
 	if !ok {
 		d.logf("list %s (document %.8s): no single replica claims its bucket %d of %d", sampleList, id, b, n)

@@ -56,8 +56,9 @@ limitations under the License.
 //     WaitMembers waits until the replicas have joined and the buckets
 //     have settled. Member Leases are those with the label
 //     listkeeper.dev/member, whatever its value (the members' group).
-//     ListDocumentID, DocumentBucket and OwnerOf say which replica writes
-//     a list's document.
+//     OwnerOf names the Lease that claims a bucket; package
+//     test/e2e/harness/ownership gives a list's document ID and the bucket
+//     it falls in, so together they say which replica writes the list.
 //   - EnsureNamespace and ListObject create the namespace, the ExternalList
 //     for a list server's document and the Secret with its token, and wait
 //     until the list is Ready.

@@ -19,6 +19,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -97,6 +98,20 @@ func (l MemberLease) Replica() string {
 		return l.Holder[:i]
 	}
 	return l.Holder
+}
+
+// OwnerOf returns the Lease that claims bucket b, and false when no Lease
+// or more than one claims it (buckets are moving).
+func OwnerOf(leases []MemberLease, b int) (MemberLease, bool) {
+	var owner MemberLease
+	found := 0
+	for _, l := range leases {
+		if slices.Contains(l.Buckets, b) {
+			owner = l
+			found++
+		}
+	}
+	return owner, found == 1
 }
 
 // Coverage describes how the given Leases claim n buckets.

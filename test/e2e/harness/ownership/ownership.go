@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package harness
+package ownership
 
 import (
 	"context"
@@ -53,25 +53,8 @@ func DocumentIDOf(obj map[string]any) string {
 	return controller.DocumentIDOfURL(url)
 }
 
-// DocumentBucket is the bucket, of n, that the work of the document with
+// Bucket is the bucket, of n, that the work of the document with
 // documentID falls in: whoever holds it writes the document.
-func DocumentBucket(documentID string, n int) int {
+func Bucket(documentID string, n int) int {
 	return membership.Bucket(controller.DocumentBucketKey(documentID), n)
-}
-
-// OwnerOf returns the Lease that claims bucket b, and false when no Lease
-// or more than one claims it (buckets are moving).
-func OwnerOf(leases []MemberLease, b int) (MemberLease, bool) {
-	var owner MemberLease
-	found := 0
-	for _, l := range leases {
-		for _, c := range l.Buckets {
-			if c == b {
-				owner = l
-				found++
-				break
-			}
-		}
-	}
-	return owner, found == 1
 }

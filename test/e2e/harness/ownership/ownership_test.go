@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package harness
+package ownership
 
 import (
 	"testing"
@@ -44,30 +44,7 @@ func TestDocumentIDOf(t *testing.T) {
 			t.Errorf("%s: DocumentIDOf = %q, want %q", tt.name, got, tt.want)
 		}
 	}
-	if got, want := DocumentBucket(fromURL, membership.DefaultBuckets), membership.Bucket(controller.DocumentBucketKey(fromURL), membership.DefaultBuckets); got != want {
-		t.Errorf("DocumentBucket = %d, want %d", got, want)
-	}
-}
-
-func TestOwnerOf(t *testing.T) {
-	leases := []MemberLease{
-		{Holder: "manager-1-0a1b", Buckets: []int{0, 1}},
-		{Holder: "manager-2-0c0d", Buckets: []int{2, 1}},
-		{Holder: "manager-3-0e0f", Buckets: []int{3}},
-	}
-	for _, tt := range []struct {
-		bucket int
-		want   string
-		ok     bool
-	}{{0, "manager-1", true}, {3, "manager-3", true}, {1, "", false}, {4, "", false}} {
-		l, ok := OwnerOf(leases, tt.bucket)
-		if ok != tt.ok || (ok && l.Replica() != tt.want) {
-			t.Errorf("OwnerOf(bucket %d) = %q, %v; want %q, %v", tt.bucket, l.Replica(), ok, tt.want, tt.ok)
-		}
-	}
-	for holder, want := range map[string]string{"manager-1-0a1b": "manager-1", "plain": "plain", "-x": "-x"} {
-		if got := (MemberLease{Holder: holder}).Replica(); got != want {
-			t.Errorf("Replica of %q = %q, want %q", holder, got, want)
-		}
+	if got, want := Bucket(fromURL, membership.DefaultBuckets), membership.Bucket(controller.DocumentBucketKey(fromURL), membership.DefaultBuckets); got != want {
+		t.Errorf("Bucket = %d, want %d", got, want)
 	}
 }
