@@ -52,6 +52,7 @@ type config struct {
 	assets        string        // directory of kube-apiserver and etcd
 	replicas      []int         // replica counts, one round each
 	entries       int           // ListEntries to create and delete
+	lists         int           // ExternalLists the entries are dealt over, each on its own document
 	bystanders    int           // IDs on the list that nobody touches
 	latency       time.Duration // the fake server's latency per request
 	batchInterval string        // the managers' --batch-interval; "" = their default
@@ -131,6 +132,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&cfg.assets, "assets", defAssets, "directory holding kube-apiserver and etcd (default $KUBEBUILDER_ASSETS, else bin/k8s)")
 	fs.StringVar(&replicas, "replicas", replicas, "comma-separated replica counts, one round each")
 	fs.IntVar(&cfg.entries, "entries", 1000, "ListEntries to create and then delete")
+	fs.IntVar(&cfg.lists, "lists", 1, "ExternalLists, each on its own document of the list server; the entries are dealt over them round-robin")
 	fs.IntVar(&cfg.bystanders, "bystanders", 50, "IDs on the list that the operator must leave alone")
 	fs.DurationVar(&cfg.latency, "latency", 2*time.Millisecond, "latency the fake list server adds to every list request")
 	fs.StringVar(&cfg.batchInterval, "batch-interval", "", "the managers' --batch-interval (default: theirs)")
@@ -152,6 +154,8 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	switch {
 	case cfg.entries < 1:
 		return config{}, errors.New("--entries must be at least 1")
+	case cfg.lists < 1 || cfg.lists > cfg.entries:
+		return config{}, errors.New("--lists must be at least 1 and at most --entries")
 	case cfg.bystanders < 0:
 		return config{}, errors.New("--bystanders must not be negative")
 	case cfg.latency < 0:
@@ -199,8 +203,8 @@ func (b *bench) stamp() string { return "e2e-" + b.start.Format("20060102-150405
 // runAll runs one round per replica count and the checks of the targets.
 func (b *bench) runAll(ctx context.Context) *results {
 	res := &results{Started: b.start, Config: b.cfg.public(), Host: hostInfo()}
-	b.logf("listkeeper end-to-end benchmark: %d entries, %d bystanders, replicas %v, list latency %v, GOMAXPROCS %d",
-		b.cfg.entries, b.cfg.bystanders, b.cfg.replicas, b.cfg.latency, runtime.GOMAXPROCS(0))
+	b.logf("listkeeper end-to-end benchmark: %d entries on %d list(s), %d bystanders each, replicas %v, list latency %v, GOMAXPROCS %d",
+		b.cfg.entries, b.cfg.lists, b.cfg.bystanders, b.cfg.replicas, b.cfg.latency, runtime.GOMAXPROCS(0))
 	for _, r := range b.cfg.replicas {
 		if ctx.Err() != nil {
 			break

@@ -40,6 +40,7 @@ type results struct {
 type publicConfig struct {
 	Replicas      []int  `json:"replicas"`
 	Entries       int    `json:"entries"`
+	Lists         int    `json:"lists"`
 	Bystanders    int    `json:"bystanders"`
 	Latency       string `json:"latency"`
 	BatchInterval string `json:"batchInterval"`
@@ -53,7 +54,7 @@ func (c config) public() publicConfig {
 	if bi == "" {
 		bi = "manager default"
 	}
-	return publicConfig{Replicas: c.replicas, Entries: c.entries, Bystanders: c.bystanders, Latency: c.latency.String(),
+	return publicConfig{Replicas: c.replicas, Entries: c.entries, Lists: c.lists, Bystanders: c.bystanders, Latency: c.latency.String(),
 		BatchInterval: bi, Workers: c.workers, Clients: c.clients, PhaseTimeout: c.timeout.String()}
 }
 
@@ -100,24 +101,31 @@ type phase struct {
 	Name     string `json:"name"`
 	Changes  int    `json:"changes"`
 	Finished bool   `json:"finished"`
-	// Seconds is the phase's time: create, until the list held every ID;
-	// delete, until the list held only the bystanders and no entry was
-	// left.
+	// Seconds is the phase's time: create, until every list held its
+	// IDs; delete, until every list held only the bystanders and no entry
+	// was left.
 	Seconds float64 `json:"seconds"`
 	// ListSeconds is until the commit that completed (create) or cleaned
-	// (delete) the list, from the fake server's history.
+	// (delete) the last list, from the fake server's history.
 	ListSeconds float64 `json:"listSeconds"`
 	// EntriesSeconds is until every entry was Synced (create) or gone
 	// (delete), as polled.
 	EntriesSeconds float64 `json:"entriesSeconds"`
 	// Requests are the operator's list requests (without the benchmark's
 	// own reads), Conflicts the 412s and Commits the versions written, all
-	// counted by the fake server from the start of the phase until the
-	// entries were done.
+	// counted by the fake server over every list from the start of the
+	// phase until the entries were done.
 	Requests          int64   `json:"requests"`
 	RequestsPerChange float64 `json:"requestsPerChange"`
 	Conflicts         int64   `json:"conflicts"`
 	Commits           int64   `json:"commits"`
+	// ConflictsPerWrite is Conflicts per committed write (Commits).
+	ConflictsPerWrite float64 `json:"conflictsPerWrite"`
+	// Latency is the per-ID latency: from the return of the API call that
+	// created (deleted) an entry to the first commit of its list's
+	// document that holds (no longer holds) its ID, from the fake
+	// server's history.
+	Latency latencyFigures `json:"idLatency"`
 	// API is what the kube-apiserver served for ListEntries, and its CPU
 	// time, over the same span.
 	API apiFigures `json:"apiServer"`

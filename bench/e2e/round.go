@@ -17,7 +17,6 @@ limitations under the License.
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -25,10 +24,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/internal/membership"
 	"github.com/listkeeper/listkeeper/test/e2e/harness"
+	"github.com/listkeeper/listkeeper/test/e2e/harness/ownership"
 )
 
 const (
@@ -36,9 +39,10 @@ const (
 	crdDir = "config/crd/bases"
 	// namespace holds the benchmark's objects.
 	namespace = "bench"
-	// listPath is the list document's path, listToken the server's token.
-	listPath  = "/lists/bench"
-	listToken = "bench-token"
+	// listPathPrefix starts the lists' document paths, listToken is the
+	// server's token.
+	listPathPrefix = "/lists/"
+	listToken      = "bench-token"
 	// docOwner is a field beside the items that every write must keep.
 	docOwner = "bench-e2e"
 	// setupTimeout bounds the start of everything but the control plane.
@@ -63,9 +67,40 @@ type roundRun struct {
 	cluster    *harness.Cluster
 	lists      *harness.ListServer
 	managers   []*harness.Manager
-	entries    harness.Entries
+	docs       []benchList     // the ExternalLists, each on its own document
+	entries    harness.Entries // every entry of the round, by their label
 	bystanders []string
 	names      []string
+}
+
+// benchList is one ExternalList of a round, on its own document, and the
+// entries that go to it.
+type benchList struct {
+	obj     harness.ListObject
+	entries harness.Entries
+	names   []string // its entries' names, which are also their IDs
+}
+
+// listNames returns the ExternalLists' names and their documents' paths:
+// "bench" on /lists/bench for one list, bench-1 onwards otherwise.
+func listNames(n int) (names, paths []string) {
+	if n == 1 {
+		return []string{"bench"}, []string{listPathPrefix + "bench"}
+	}
+	for i := range n {
+		name := fmt.Sprintf("bench-%d", i+1)
+		names, paths = append(names, name), append(paths, listPathPrefix+name)
+	}
+	return names, paths
+}
+
+// spread deals names round-robin over n lists: name i goes to list i mod n.
+func spread(names []string, n int) [][]string {
+	out := make([][]string, n)
+	for i, name := range names {
+		out[i%n] = append(out[i%n], name)
+	}
+	return out
 }
 
 // runRound runs one round with r replicas, from a fresh control plane to
@@ -103,15 +138,15 @@ func (rr *roundRun) run(ctx context.Context, res *round) error {
 		if err != nil {
 			return err
 		}
-		rr.b.logf("R=%d %s: %.2fs (list %.2fs, entries %.2fs), %.3f list requests per change, %d 412s, mean batch %.1f, %.2f API requests per entry (%.0f Lease requests left out)",
-			rr.replicas, p.Name, p.Seconds, p.ListSeconds, p.EntriesSeconds, p.RequestsPerChange, p.Conflicts, p.Total.MeanBatch,
-			p.Operator.Entries/float64(p.Changes), p.Operator.Leases)
+		rr.b.logf("R=%d %s: %.2fs (list %.2fs, entries %.2fs), %.3f list requests per change, %d 412s (%.3f per write), mean batch %.1f, ID latency p50 %.2fs p99 %.2fs, %.2f API requests per entry (%.0f Lease requests left out)",
+			rr.replicas, p.Name, p.Seconds, p.ListSeconds, p.EntriesSeconds, p.RequestsPerChange, p.Conflicts, p.ConflictsPerWrite,
+			p.Total.MeanBatch, p.Latency.P50, p.Latency.P99, p.Operator.Entries/float64(p.Changes), p.Operator.Leases)
 	}
 	return rr.settled(ctx)
 }
 
 // setUp starts the control plane, the list server and the replicas, and
-// creates the ExternalList.
+// creates the ExternalLists.
 func (rr *roundRun) setUp(ctx context.Context) error {
 	b := rr.b
 	var err error
@@ -125,9 +160,13 @@ func (rr *roundRun) setUp(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	names, paths := listNames(b.cfg.lists)
+	var seeds []harness.SeedDoc
+	for _, p := range paths {
+		seeds = append(seeds, harness.SeedDoc{Path: p, Body: seed})
+	}
 	rr.lists, err = harness.StartListServer(ctx, rr.sup, harness.ListServerOptions{
-		Bin: filepath.Join(b.cfg.bin, "fakeapi"), Token: listToken, Latency: b.cfg.latency, History: true,
-		Seed: []harness.SeedDoc{{Path: listPath, Body: seed}},
+		Bin: filepath.Join(b.cfg.bin, "fakeapi"), Token: listToken, Latency: b.cfg.latency, History: true, Seed: seeds,
 	})
 	if err != nil {
 		return err
@@ -136,12 +175,17 @@ func (rr *roundRun) setUp(ctx context.Context) error {
 	if err := harness.EnsureNamespace(ctx, c, namespace); err != nil {
 		return err
 	}
-	list := harness.ListObject{Namespace: namespace, Name: "bench", Server: rr.lists, Path: listPath}
-	if err := list.Create(ctx, c); err != nil {
-		return err
+	labels := map[string]string{"listkeeper.dev/bench": "e2e"}
+	rr.entries = harness.Entries{Client: c, Namespace: namespace, Labels: labels, Workers: b.cfg.clients}
+	for i, share := range spread(rr.names, b.cfg.lists) {
+		l := benchList{obj: harness.ListObject{Namespace: namespace, Name: names[i], Server: rr.lists, Path: paths[i]}, names: share}
+		l.entries = rr.entries
+		l.entries.List = l.obj.Name
+		if err := l.obj.Create(ctx, c); err != nil {
+			return err
+		}
+		rr.docs = append(rr.docs, l)
 	}
-	rr.entries = harness.Entries{Client: c, Namespace: namespace, List: list.Name,
-		Labels: map[string]string{"listkeeper.dev/bench": "e2e"}, Workers: b.cfg.clients}
 	// The members' Leases live beside the entries, whatever namespace the
 	// managers would otherwise pick.
 	args := []string{"--lease-namespace", namespace}
@@ -154,8 +198,10 @@ func (rr *roundRun) setUp(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := list.WaitReady(ctx, c, rr.sup, setupTimeout); err != nil {
-		return err
+	for _, l := range rr.docs {
+		if err := l.obj.WaitReady(ctx, c, rr.sup, setupTimeout); err != nil {
+			return err
+		}
 	}
 	// The phases measure the replicas at rest, not while buckets still
 	// move between them as they join.
@@ -163,186 +209,64 @@ func (rr *roundRun) setUp(ctx context.Context) error {
 	if err := harness.WaitMembers(ctx, c, rr.sup, namespace, rr.managers, membership.DefaultBuckets, setupTimeout); err != nil {
 		return err
 	}
-	b.logf("R=%d: control plane, list server (%s, latency %v) and %d manager replica(s) up; buckets settled after %v",
-		rr.replicas, rr.lists.Base(), b.cfg.latency, rr.replicas, time.Since(joined).Round(time.Millisecond))
+	b.logf("R=%d: control plane, list server (%s, latency %v, %d documents) and %d manager replica(s) up; buckets settled after %v",
+		rr.replicas, rr.lists.Base(), b.cfg.latency, len(rr.docs), rr.replicas, time.Since(joined).Round(time.Millisecond))
+	b.logf("R=%d: %s", rr.replicas, rr.owners(ctx))
 	return nil
 }
 
-// create creates the entries, waits until the list holds them all and
-// then until every entry is Synced.
-func (rr *roundRun) create(ctx context.Context) (phase, error) {
-	want := append(slices.Clone(rr.bystanders), rr.names...)
-	return rr.runPhase(ctx, "create",
-		func(ctx context.Context) error { return rr.entries.Create(ctx, rr.names) },
-		func(items []string) bool { return harness.Count(rr.names, items) == len(rr.names) },
-		func(ctx context.Context) (bool, string, error) {
-			es, err := rr.entries.Existing(ctx)
-			if err != nil {
-				return false, "", err
-			}
-			synced := harness.CountSynced(es)
-			return len(es) == len(rr.names) && synced == len(rr.names), fmt.Sprintf("%d entries, %d Synced", len(es), synced), nil
-		}, want)
-}
-
-// delete deletes the entries, waits until the list holds exactly the
-// bystanders and then until no entry is left.
-func (rr *roundRun) delete(ctx context.Context) (phase, error) {
-	return rr.runPhase(ctx, "delete",
-		func(ctx context.Context) error { return rr.entries.Delete(ctx, rr.names) },
-		func(items []string) bool { return slices.Equal(items, rr.bystanders) },
-		func(ctx context.Context) (bool, string, error) {
-			n, err := rr.entries.Count(ctx)
-			return n == 0, fmt.Sprintf("%d entries left", n), err
-		}, rr.bystanders)
-}
-
-// runPhase runs act and waits, bounded by the phase timeout, first until
-// listDone holds for the list's items, then until entriesDone does, and
-// measures the phase.
-func (rr *roundRun) runPhase(ctx context.Context, name string, act func(context.Context) error,
-	listDone func([]string) bool, entriesDone func(context.Context) (bool, string, error), want []string,
-) (phase, error) {
-	p := phase{Name: name, Changes: len(rr.names)}
-	c0, err := harness.ReadCounters(ctx, rr.lists, rr.managers)
+// owners says which replica writes each list's document, by the bucket of
+// its document ID and the Lease that claims it.
+func (rr *roundRun) owners(ctx context.Context) string {
+	leases, err := harness.ReadMemberLeases(ctx, rr.cluster.Client, namespace, membership.DefaultBuckets)
 	if err != nil {
-		return p, err
+		return "owners unknown: " + err.Error()
 	}
-	a0, a0Err := rr.cluster.ScrapeAPIServer(ctx)
-	start := time.Now()
-	pctx, cancel := context.WithTimeout(ctx, rr.b.cfg.timeout)
-	defer cancel()
-	acted := make(chan error, 1)
-	go func() { acted <- act(pctx) }()
-	actDone := false
-	checkAct := func() error {
-		if actDone {
-			return nil
-		}
-		select {
-		case err := <-acted:
-			if err != nil {
-				return harness.Fatal(fmt.Errorf("%s the entries: %w", name, err))
-			}
-			actDone = true
-		default:
-		}
-		return nil
-	}
-
-	var items []string
-	lastPrint := start
-	err = harness.Poll(pctx, rr.sup, rr.b.cfg.timeout, rr.b.cfg.poll, func(ctx context.Context) (bool, error) {
-		if err := checkAct(); err != nil {
-			return false, err
-		}
-		doc, err := rr.lists.Document(ctx, listPath)
-		if err != nil {
-			return false, err
-		}
-		items = doc.Items
-		if time.Since(lastPrint) >= progressEvery {
-			lastPrint = time.Now()
-			rr.b.logf("R=%d %s: %d/%d IDs on the list after %.0fs", rr.replicas, name, harness.Count(rr.names, items), len(rr.names), time.Since(start).Seconds())
-		}
-		return listDone(items), nil
-	})
-	listPolled := time.Since(start)
-	if err != nil {
-		missing, leftover := harness.DiffItems(want, items)
-		return p, fmt.Errorf("%s: list: %w; it misses %d IDs%s and has %d it should not%s",
-			name, err, len(missing), harness.IDList(missing), len(leftover), harness.IDList(leftover))
-	}
-	var state string
-	err = harness.Poll(pctx, rr.sup, rr.b.cfg.timeout-listPolled, entriesPoll, func(ctx context.Context) (bool, error) {
-		if err := checkAct(); err != nil {
-			return false, err
-		}
-		done, st, err := entriesDone(ctx)
-		state = st
-		return actDone && done, err
-	})
-	p.EntriesSeconds = time.Since(start).Seconds()
-	if err != nil {
-		return p, fmt.Errorf("%s: entries: %w (%s)", name, err, state)
-	}
-	c1, err := harness.ReadCounters(ctx, rr.lists, rr.managers)
-	if err != nil {
-		return p, err
-	}
-	var apiDelta harness.APIServerMetrics
-	a1, a1Err := rr.cluster.ScrapeAPIServer(ctx)
-	if apiKnown := a0Err == nil && a1Err == nil; apiKnown {
-		apiDelta = a1.Sub(a0)
-		p.API = apiFiguresOf(apiDelta)
-	} else {
-		rr.b.logf("R=%d %s: kube-apiserver metrics unknown: %v", rr.replicas, name, cmp.Or(a0Err, a1Err))
-	}
-	d := c1.Sub(c0)
-	p.Operator = operatorAPIOf(d, apiDelta, p.API.Known)
-	p.ListSeconds = listPolled.Seconds()
-	if at, ok := rr.firstVersion(ctx, start, listDone); ok {
-		p.ListSeconds = at.Sub(start).Seconds()
-	}
-	p.Seconds = p.ListSeconds
-	if name == "delete" {
-		p.Seconds = max(p.ListSeconds, p.EntriesSeconds)
-	}
-	p.Finished = true
-	rr.measure(&p, d)
-	return p, nil
-}
-
-// firstVersion returns when the fake server committed the first version
-// after start whose items satisfy done.
-func (rr *roundRun) firstVersion(ctx context.Context, start time.Time, done func([]string) bool) (time.Time, bool) {
-	h, err := rr.lists.History(ctx, listPath)
-	if err != nil {
-		rr.b.logf("R=%d: read the list's history: %v (timing from polling)", rr.replicas, err)
-		return time.Time{}, false
-	}
-	for _, v := range h {
-		if v.Time.Before(start) {
+	var parts []string
+	for _, l := range rr.docs {
+		id, err := ownership.ListDocumentID(ctx, rr.cluster.Client, client.ObjectKey{Namespace: namespace, Name: l.obj.Name})
+		if err != nil || id == "" {
+			parts = append(parts, l.obj.Name+" owner unknown")
 			continue
 		}
-		var doc harness.Document
-		if err := json.Unmarshal(v.Body, &doc); err == nil && done(doc.Items) {
-			return v.Time, true
+		owner := "no single owner"
+		if lease, ok := harness.OwnerOf(leases, ownership.Bucket(id, membership.DefaultBuckets)); ok {
+			owner = lease.Replica()
 		}
+		parts = append(parts, fmt.Sprintf("%s (document %.8s) owned by %s", l.obj.Name, id, owner))
 	}
-	return time.Time{}, false
+	return strings.Join(parts, "; ")
 }
 
-// measure fills p's counters from the difference of two reads.
-func (rr *roundRun) measure(p *phase, d harness.Counters) {
-	p.Requests = d.Requests()
-	p.RequestsPerChange = float64(p.Requests) / float64(p.Changes)
-	p.Conflicts = d.Conflicts()
-	p.Commits = d.Stats.Commits
-	p.Total = figuresOf("total", d.ManagerTotal())
-	for i, m := range d.Managers {
-		p.Replicas = append(p.Replicas, figuresOf(rr.managers[i].Name(), m))
+// paths returns the lists' document paths.
+func (rr *roundRun) paths() []string {
+	out := make([]string, len(rr.docs))
+	for i, l := range rr.docs {
+		out[i] = l.obj.Path
 	}
+	return out
 }
 
-// settled waits a moment and checks the list once more.
+// settled waits a moment and checks every list once more.
 func (rr *roundRun) settled(ctx context.Context) error {
 	select {
 	case <-time.After(settle):
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	doc, err := rr.lists.Document(ctx, listPath)
-	if err != nil {
-		return err
-	}
-	if !slices.Equal(doc.Items, rr.bystanders) {
-		missing, leftover := harness.DiffItems(rr.bystanders, doc.Items)
-		return fmt.Errorf("%v after the deletion the list is not its bystanders in order: %d missing%s, %d left over%s",
-			settle, len(missing), harness.IDList(missing), len(leftover), harness.IDList(leftover))
-	}
-	if owner := doc.Field("owner"); owner != docOwner {
-		return fmt.Errorf("the list document's field \"owner\" is %q, want %q", owner, docOwner)
+	for _, l := range rr.docs {
+		doc, err := rr.lists.Document(ctx, l.obj.Path)
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(doc.Items, rr.bystanders) {
+			missing, leftover := harness.DiffItems(rr.bystanders, doc.Items)
+			return fmt.Errorf("%v after the deletion list %s is not its bystanders in order: %d missing%s, %d left over%s",
+				settle, l.obj.Name, len(missing), harness.IDList(missing), len(leftover), harness.IDList(leftover))
+		}
+		if owner := doc.Field("owner"); owner != docOwner {
+			return fmt.Errorf("list %s: the document's field \"owner\" is %q, want %q", l.obj.Name, owner, docOwner)
+		}
 	}
 	return nil
 }
@@ -353,7 +277,7 @@ func (rr *roundRun) saveEvidence(ctx context.Context) string {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), evidenceTimeout)
 	defer cancel()
 	dir := filepath.Join(rr.b.cfg.out, rr.b.stamp(), "evidence-r"+strconv.Itoa(rr.replicas))
-	ev := harness.Evidence{Cluster: rr.cluster, Managers: rr.managers, Logs: rr.sup.Logs(), Paths: []string{listPath}}
+	ev := harness.Evidence{Cluster: rr.cluster, Managers: rr.managers, Logs: rr.sup.Logs(), Paths: rr.paths()}
 	if rr.lists != nil {
 		ev.Lists = append(ev.Lists, rr.lists)
 	}

@@ -43,6 +43,8 @@ type options struct {
 	retryAfter      time.Duration
 	rateCommitDrop  float64
 	rateReset       float64
+	holdWrites      time.Duration
+	holdWritesRate  float64
 	seed            int64
 	requireIfMatch  bool
 	stateFile       string
@@ -77,6 +79,8 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.DurationVar(&o.retryAfter, "retry-after", fakeapi.DefaultRetryAfter, "Retry-After of injected 429 and 503 (rounded up to seconds)")
 	fs.Float64Var(&o.rateCommitDrop, "rate-commit-drop", 0, "probability that a PUT or DELETE is processed and then its connection dropped without an answer")
 	fs.Float64Var(&o.rateReset, "rate-reset", 0, "probability that a request's connection is reset before anything is processed")
+	fs.DurationVar(&o.holdWrites, "hold-writes", 0, "hold PUTs and DELETEs this long after their body is read and before their precondition is evaluated, without blocking other requests; a held write whose client gave up still commits if its precondition holds (0: never)")
+	fs.Float64Var(&o.holdWritesRate, "hold-writes-rate", 1, "with --hold-writes, the probability that a PUT or DELETE is held")
 	fs.Int64Var(&o.seed, "seed", fakeapi.DefaultSeed, "seed of the fault and jitter random source")
 	fs.BoolVar(&o.requireIfMatch, "require-if-match", true, "answer 428 to a PUT without If-Match or If-None-Match: *, and to a DELETE without If-Match (profiles s3, azure-blob, webdav and gcs never do)")
 	fs.StringVar(&o.stateFile, "state-file", "", "persist documents and the ETag counter in this file (loaded at start, rewritten atomically on every commit)")
@@ -94,6 +98,12 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	}
 	if o.token != "" && o.tokenFile != "" {
 		return options{}, errors.New("--token and --token-file are exclusive")
+	}
+	if o.holdWrites < 0 {
+		return options{}, fmt.Errorf("--hold-writes must not be negative, got %s", o.holdWrites)
+	}
+	if o.holdWrites == 0 && isSet(fs, "hold-writes-rate") {
+		return options{}, errors.New("--hold-writes-rate needs --hold-writes")
 	}
 	if o.tokenFile != "" {
 		b, err := os.ReadFile(o.tokenFile)
@@ -117,6 +127,8 @@ func (o options) serverOptions() []fakeapi.Option {
 			RetryAfter:            o.retryAfter,
 			RateResetBeforeCommit: o.rateReset,
 			RateCommitThenDrop:    o.rateCommitDrop,
+			RateHoldWrites:        o.holdRate(),
+			HoldWrites:            o.holdWrites,
 		}),
 		fakeapi.WithSeed(o.seed),
 		fakeapi.WithRequireIfMatch(o.requireIfMatch),
@@ -132,6 +144,22 @@ func (o options) serverOptions() []fakeapi.Option {
 		opts = append(opts, fakeapi.WithToken(o.token))
 	}
 	return opts
+}
+
+// holdRate is the probability of a held write: --hold-writes-rate when
+// --hold-writes is set, else 0.
+func (o options) holdRate() float64 {
+	if o.holdWrites == 0 {
+		return 0
+	}
+	return o.holdWritesRate
+}
+
+// isSet reports whether the flag name was given on the command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // profileNames lists the profiles for the help text.

@@ -188,6 +188,10 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"unknown profile", []string{"--profile", "minio"}},
 		{"empty profile", []string{"--profile", ""}},
 		{"negative weak window", []string{"--profile", "webdav", "--weak-window", "-1s"}},
+		{"negative hold", []string{"--hold-writes", "-1s"}},
+		{"hold rate without hold", []string{"--hold-writes-rate", "0.5"}},
+		{"hold rate above 1", []string{"--hold-writes", "1s", "--hold-writes-rate", "1.5"}},
+		{"hold and drop above 1", []string{"--hold-writes", "1s", "--rate-commit-drop", "0.5"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -195,6 +199,46 @@ func TestRunRejectsBadFlags(t *testing.T) {
 				t.Fatal("run succeeded, want an error")
 			}
 		})
+	}
+}
+
+// TestRunHoldWrites starts run with --hold-writes and checks that a PUT is
+// held and a GET is not, that /_fakeapi/faults reports the hold, and that
+// it can be switched off there at run time.
+func TestRunHoldWrites(t *testing.T) {
+	const hold = 200 * time.Millisecond
+	base, stop := startRun(t, "--addr", "127.0.0.1:0", "--hold-writes", hold.String(), "--seed-doc", `/lists/a={"items":[]}`)
+	defer func() {
+		if err := stop(); err != nil {
+			t.Errorf("run: %v", err)
+		}
+	}()
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	timed := func(method, path, body string, header map[string]string) (*reply, string, time.Duration) {
+		begin := time.Now()
+		resp, b := do(t, c, method, base+path, body, header)
+		return resp, b, time.Since(begin)
+	}
+	resp, _, took := timed("GET", "/lists/a", "", nil)
+	if resp.StatusCode != 200 || took >= hold {
+		t.Fatalf("GET = %d after %v, want 200 without a hold", resp.StatusCode, took)
+	}
+	resp, _, took = timed("PUT", "/lists/a", `{"items":["x"]}`, map[string]string{"If-Match": resp.Header.Get("ETag")})
+	if resp.StatusCode != 200 || took < hold {
+		t.Errorf("PUT = %d after %v, want 200 after a hold of %v", resp.StatusCode, took, hold)
+	}
+	_, body, _ := timed("GET", "/_fakeapi/faults", "", nil)
+	var f fakeapi.Faults
+	if err := json.Unmarshal([]byte(body), &f); err != nil || f != (fakeapi.Faults{RetryAfter: fakeapi.DefaultRetryAfter, RateHoldWrites: 1, HoldWrites: hold}) {
+		t.Errorf("GET /_fakeapi/faults = %s (%+v, %v), want every write held %v", body, f, err, hold)
+	}
+	if resp, _, _ := timed("PUT", "/_fakeapi/faults", `{}`, nil); resp.StatusCode != 204 {
+		t.Fatalf("PUT /_fakeapi/faults = %d", resp.StatusCode)
+	}
+	if resp, _, took := timed("PUT", "/lists/b", `{"items":[]}`, map[string]string{"If-None-Match": "*"}); resp.StatusCode != 201 || took >= hold {
+		t.Errorf("PUT after switching the hold off = %d after %v, want 201 at once", resp.StatusCode, took)
 	}
 }
 

@@ -52,7 +52,8 @@ type demo struct {
 
 	sup      *harness.Supervisor
 	cluster  *harness.Cluster
-	store    listStore // nil until it is up
+	store    listStore              // nil until it is up
+	outside  *harness.OutsideWriter // the writer outside listkeeper; nil when the store has none
 	replicas []*harness.Manager
 	entries  harness.Entries // the demo's entries; Client is set once the cluster is up
 
@@ -125,6 +126,12 @@ func (d *demo) run(ctx context.Context) (summary, error) {
 	}
 	sum.replicas = d.replicaNames()
 	sum.conflictCodes = d.store.conflictCodes()
+	d.reportOwner(ctx)
+	ids := harness.OutsideIDs(outsidePrefix, outsideCount)
+	if d.outside = d.store.outsideWriter(ids); d.outside != nil {
+		d.logf("a writer outside listkeeper edits the same document during the phases: it adds and removes %s..%s with If-Match, one edit every %v-%v",
+			ids[0], ids[len(ids)-1], harness.DefaultOutsideInterval, harness.DefaultOutsideInterval+harness.DefaultOutsideJitter)
+	}
 	base := append(slices.Clone(d.bystanders), d.sampleID)
 	all := append(slices.Clone(base), d.names...)
 	phases := []phase{
@@ -142,19 +149,23 @@ func (d *demo) run(ctx context.Context) (summary, error) {
 			return sum, err
 		}
 	}
+	if d.outside != nil {
+		sum.outside = &outsideReport{ids: ids, counts: d.outside.Counts()}
+	}
 	final, err := d.settleCheck(ctx, base)
 	sum.final = &final
 	if err != nil {
 		return sum, err
 	}
 	if lost := sum.lost(); lost > 0 {
-		return sum, fmt.Errorf("%d lost updates (IDs missing from the list or left on it); see the summary", lost)
+		return sum, fmt.Errorf("%d lost updates (IDs missing from the list or left on it, the outside writer's included); see the summary", lost)
 	}
 	return sum, nil
 }
 
 // settleCheck waits a moment after the last phase and checks that the list
-// still holds exactly want, so that a late stray write is caught too.
+// still holds exactly want, beside what the outside writer left, so that a
+// late stray write is caught too.
 func (d *demo) settleCheck(ctx context.Context, want []string) (finalCheck, error) {
 	select {
 	case <-time.After(settle):
@@ -169,7 +180,11 @@ func (d *demo) settleCheck(ctx context.Context, want []string) (finalCheck, erro
 	}
 	owner := doc.Field("owner")
 	fc := finalCheck{after: settle, items: len(doc.Items), ownerKept: owner == docOwner}
-	fc.missing, fc.leftover = harness.DiffItems(want, doc.Items)
+	fc.missing, fc.leftover = harness.DiffItems(want, d.ours(doc.Items))
+	if d.outside != nil {
+		fc.outsideLeft = d.outside.Left()
+		fc.outsideMissing, fc.outsideUnexpected = d.outside.Check(doc.Items)
+	}
 	if !fc.ownerKept {
 		return fc, fmt.Errorf("the list document lost its field \"owner\": %q, want %q", owner, docOwner)
 	}

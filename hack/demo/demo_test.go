@@ -60,6 +60,56 @@ final list, 2s after the last phase: 52 items, WRONG: 0 missing, 1 left over (de
 	}
 }
 
+func TestSummaryRenderOutside(t *testing.T) {
+	phases := []phaseResult{
+		{name: "create", finished: true, elapsed: 4 * time.Second, changes: 200, requests: 100, conflicts: 7,
+			store: storeStats{Total: 100, Requests: map[string]map[int]int64{"PUT": {412: 7}},
+				Agents: map[string]map[int]int64{operatorAgent: {412: 7, 200: 80}, harness.OutsideAgent: {412: 2, 200: 40}}}},
+		{name: "delete", finished: true, elapsed: 3 * time.Second, changes: 200, requests: 90, conflicts: 5,
+			store: storeStats{Total: 90, Requests: map[string]map[int]int64{"PUT": {412: 5}},
+				Agents: map[string]map[int]int64{operatorAgent: {412: 5}, harness.OutsideAgent: {412: 1}}}},
+	}
+	out := &outsideReport{ids: harness.OutsideIDs(outsidePrefix, 5), counts: harness.OutsideCounts{Edits: 60, Conflicts: 3}}
+	good := summary{phases: phases, outside: out,
+		final: &finalCheck{after: 2 * time.Second, items: 53, ownerKept: true, outsideLeft: []string{"outside-2", "outside-4"}}}
+	var b bytes.Buffer
+	good.render(&b)
+	for _, want := range []string{
+		"outside writer (outside-1..outside-5, one edit every 100ms-200ms during the phases, If-Match, read again after a 412): 60 edits committed, 3 412s, 0 given up\n",
+		"412s answered to listkeeper: 12 (create 7, delete 5); answered to the outside writer: 3 (create 2, delete 1)\n",
+		"it left on the list: outside-2, outside-4; all still there, and none of the IDs it removed came back\n",
+		"lost updates: 0 (",
+		"final list, 2s after the last phase: 53 items, as expected (2 of them the outside writer's)\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("render lacks %q:\n%s", want, b.String())
+		}
+	}
+	if good.lost() != 0 {
+		t.Errorf("lost = %d, want 0", good.lost())
+	}
+
+	bad := good
+	bad.final = &finalCheck{after: 2 * time.Second, items: 52, ownerKept: true, outsideLeft: []string{"outside-2", "outside-4"},
+		outsideMissing: []string{"outside-4"}, outsideUnexpected: []string{"outside-1"}}
+	bad.phases = []phaseResult{phases[0], phases[1]}
+	bad.phases[1].store.Agents = nil
+	b.Reset()
+	bad.render(&b)
+	for _, want := range []string{
+		"412s: the store cannot tell its clients apart",
+		"WRONG: 1 gone (outside-4), 1 it removed are back (outside-1)",
+		"lost updates: 2 (IDs missing from the list: 1 (outside-4); IDs left on it: 1 (outside-1))",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("render lacks %q:\n%s", want, b.String())
+		}
+	}
+	if bad.lost() != 2 {
+		t.Errorf("lost = %d, want the outside writer's 2", bad.lost())
+	}
+}
+
 func TestSummaryRenderUnfinished(t *testing.T) {
 	s := summary{
 		replicas: []string{"manager-1", "manager-2"},
@@ -170,11 +220,17 @@ func TestSummaryRenderStore(t *testing.T) {
 }
 
 func TestStoreStats(t *testing.T) {
-	base := storeStats{Total: 3, Requests: map[string]map[int]int64{"GET": {200: 2}, "PUT": {412: 1}}}
-	end := storeStats{Total: 10, Requests: map[string]map[int]int64{"GET": {200: 4}, "PUT": {200: 2, 412: 3, 409: 1}}}
+	base := storeStats{Total: 3, Requests: map[string]map[int]int64{"GET": {200: 2}, "PUT": {412: 1}}, Agents: map[string]map[int]int64{"a": {412: 1}}}
+	end := storeStats{Total: 10, Requests: map[string]map[int]int64{"GET": {200: 4}, "PUT": {200: 2, 412: 3, 409: 1}}, Agents: map[string]map[int]int64{"a": {412: 3}, "b": {200: 1}}}
 	d := end.sub(base)
 	if d.Total != 7 || d.Requests["GET"][200] != 2 || d.Requests["PUT"][200] != 2 || d.Requests["PUT"][412] != 2 || d.Requests["PUT"][409] != 1 {
 		t.Errorf("sub = %+v", d)
+	}
+	if d.Agents["a"][412] != 2 || d.Agents["b"][200] != 1 {
+		t.Errorf("sub of the agents = %v", d.Agents)
+	}
+	if (storeStats{Requests: end.Requests}).sub(base).Agents != nil {
+		t.Error("sub invented agents for a store that cannot tell its clients apart")
 	}
 	if got := end.count(412, 409); got != 4 {
 		t.Errorf("count(412, 409) = %d, want 4", got)

@@ -39,10 +39,26 @@ limitations under the License.
 //     and sign every request themselves (internal/stores), as they would
 //     for Amazon S3.
 //
-// It then creates --entries ListEntries concurrently, waits until all their
-// IDs are on the list and every entry is Synced, deletes them all, and waits
-// until the list holds only the bystanders and the sample entry's ID again
-// and no demo entry is left. Progress is shown live on a terminal (one line
+// Once the sample entry is on the list it says which replica writes the
+// list's document: the one whose member Lease claims the bucket of the
+// document's ID (status.documentID, or the ID of spec.url until the
+// operator publishes one). It then creates --entries ListEntries
+// concurrently, waits until all their IDs are on the list and every entry
+// is Synced, deletes them all, and waits until the list holds only the
+// bystanders and the sample entry's ID again and no demo entry is left.
+//
+// With --store=fakeapi a writer outside listkeeper edits the same document
+// during both phases (harness.OutsideWriter): every 100-200 ms it reads
+// the document with its ETag, adds or removes one of its own IDs
+// (outside-1 to outside-5) and writes it back with If-Match, reading again
+// after a 412. The operator must never touch those IDs (the sample list is
+// Additive): at the end the demo checks that exactly the IDs the writer
+// left are on the list, counts any other outcome as lost updates, and
+// splits the 412s into those answered to listkeeper and those answered to
+// the outside writer, as the fake server counted them by User-Agent. The
+// writer's requests are left out of the operator's figures. With
+// --store=s3 there is no outside writer: it would have to sign its
+// requests. Progress is shown live on a terminal (one line
 // redrawn in place) and as plain lines otherwise. The demo reads the list
 // document and the store's request counts through a small interface,
 // listStore (store.go): from the fake server's admin routes

@@ -85,6 +85,8 @@ func (d *demo) runPhase(ctx context.Context, ph phase) (phaseResult, error) {
 		return res, err
 	}
 	start := time.Now()
+	stopOutside := d.startOutside(ctx)
+	defer func() { _ = stopOutside() }()
 	actCtx, cancelAct := context.WithCancel(ctx)
 	defer cancelAct()
 	acted := make(chan error, 1)
@@ -118,6 +120,12 @@ func (d *demo) runPhase(ctx context.Context, ph phase) (phaseResult, error) {
 	})
 	res.elapsed = time.Since(start)
 	d.ui.finish(d.status(ph, last, base, res.elapsed))
+	if stopErr := stopOutside(); err == nil && stopErr != nil {
+		err = harness.Fatal(fmt.Errorf("outside writer: %w", stopErr))
+	}
+	if err == nil { // the writer stopped: read the counts it left out once more
+		last.stats, err = d.store.stats(ctx)
+	}
 	if err != nil {
 		if last.stats.known() && ctx.Err() == nil { // best effort: show what the phase did
 			res, _ = d.measure(ctx, res, base, last.stats)
@@ -125,7 +133,7 @@ func (d *demo) runPhase(ctx context.Context, ph phase) (phaseResult, error) {
 		return res, d.explain(ph, last, lastErr, err)
 	}
 	res.finished = true
-	res.missing, res.leftover = harness.DiffItems(ph.want, last.doc.Items)
+	res.missing, res.leftover = harness.DiffItems(ph.want, d.ours(last.doc.Items))
 	return d.measure(ctx, res, base, last.stats)
 }
 
@@ -206,7 +214,7 @@ func (d *demo) explain(ph phase, obs observation, lastErr, err error) error {
 	st := d.status(ph, obs, baseline{}, 0)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %v: %d entries, %d Synced", ph.name, err, st.entries, st.synced)
-	missing, leftover := harness.DiffItems(ph.want, obs.doc.Items)
+	missing, leftover := harness.DiffItems(ph.want, d.ours(obs.doc.Items))
 	fmt.Fprintf(&b, "; the list misses %d IDs%s and has %d it should not%s", len(missing), harness.IDList(missing), len(leftover), harness.IDList(leftover))
 	for _, line := range harness.StuckEntries(obs.entries, ph.adding, 5) {
 		b.WriteString("\n    " + line)

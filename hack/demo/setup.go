@@ -86,8 +86,12 @@ func (d *demo) setUp(ctx context.Context) error {
 		return err
 	}
 	d.logf("%s; %s seeded with %d bystander IDs", d.store.describe(), d.store.url(), len(d.bystanders))
+	// The members' Leases live beside the samples, wherever the managers
+	// would otherwise put them (POD_NAMESPACE), so that the demo can read
+	// who owns the list.
 	d.replicas, err = harness.StartManagers(ctx, d.sup, harness.ManagerOptions{
 		Bin: filepath.Join(d.cfg.bin, "manager"), Kubeconfig: d.cluster.Kubeconfig, Workers: replicaWorkers,
+		Args: []string{"--lease-namespace", namespace},
 	}, d.cfg.replicas)
 	if err != nil {
 		return err

@@ -65,6 +65,10 @@ type listStore interface {
 	stats(ctx context.Context) (storeStats, error)
 	// conflictCodes are the status codes of a lost race.
 	conflictCodes() []int
+	// outsideWriter returns a writer outside listkeeper that edits the
+	// list beside the operator with ids, and whose requests stats leaves
+	// out from then on; nil when the store has none.
+	outsideWriter(ids []string) *harness.OutsideWriter
 	// hint says how to look at the list by hand (--keep).
 	hint() string
 	// evidence adds the store's evidence to ev, or writes it into dir.
@@ -73,10 +77,14 @@ type listStore interface {
 	close()
 }
 
-// storeStats counts a store's requests by method and status code.
+// storeStats counts a store's requests by method and status code, and,
+// when the store can tell its clients apart, by client and status code.
 type storeStats struct {
 	Requests map[string]map[int]int64 `json:"requests"`
 	Total    int64                    `json:"total"`
+	// Agents counts by client (fakeapi.Stats.Agents); nil when the store
+	// cannot tell.
+	Agents map[string]map[int]int64 `json:"agents,omitempty"`
 }
 
 // known reports whether the counts were read at all.
@@ -93,16 +101,25 @@ func (st storeStats) count(codes ...int) int64 {
 	return n
 }
 
-// sub returns st minus base, per method and code.
+// sub returns st minus base, per method (and client) and code.
 func (st storeStats) sub(base storeStats) storeStats {
-	out := storeStats{Requests: map[string]map[int]int64{}, Total: st.Total - base.Total}
-	for m, byCode := range st.Requests {
+	out := storeStats{Requests: subCounts(st.Requests, base.Requests), Total: st.Total - base.Total}
+	if st.Agents != nil {
+		out.Agents = subCounts(st.Agents, base.Agents)
+	}
+	return out
+}
+
+// subCounts returns a minus b, leaving out the counts that come to 0.
+func subCounts(a, b map[string]map[int]int64) map[string]map[int]int64 {
+	out := map[string]map[int]int64{}
+	for k, byCode := range a {
 		for c, n := range byCode {
-			if d := n - base.Requests[m][c]; d != 0 {
-				if out.Requests[m] == nil {
-					out.Requests[m] = map[int]int64{}
+			if d := n - b[k][c]; d != 0 {
+				if out[k] == nil {
+					out[k] = map[int]int64{}
 				}
-				out.Requests[m][c] = d
+				out[k][c] = d
 			}
 		}
 	}
@@ -111,7 +128,8 @@ func (st storeStats) sub(base storeStats) storeStats {
 
 // fakeAPIStore is the bundled fake list server, bin/fakeapi.
 type fakeAPIStore struct {
-	srv *harness.ListServer
+	srv     *harness.ListServer
+	outside *harness.OutsideWriter // nil until outsideWriter
 }
 
 func (s *fakeAPIStore) kind() string { return storeFakeAPI }
@@ -129,14 +147,33 @@ func (s *fakeAPIStore) stats(ctx context.Context) (storeStats, error) {
 	if err != nil {
 		return storeStats{}, err
 	}
-	out := storeStats{Requests: st.Requests, Total: st.Total - s.srv.Reads()}
+	out := storeStats{Requests: cloneCounts(st.Requests), Total: st.Total - s.srv.Reads(), Agents: cloneCounts(st.Agents)}
 	// Reads counts the demo's GETs whatever their status; they are nearly
 	// all 200s, so they come off the GET 200s for the per-code view.
 	if get := out.Requests["GET"]; get != nil {
-		out.Requests = cloneCounts(out.Requests)
 		out.Requests["GET"][200] = max(0, out.Requests["GET"][200]-s.srv.Reads())
 	}
+	// The outside writer's requests are not the operator's. It counts
+	// them itself when their answer arrived, a moment after the server
+	// did; a phase stops it before its last read, so the phase's figures
+	// are exact.
+	if s.outside != nil {
+		c := s.outside.Counts()
+		out.Total -= c.Total
+		for m, byCode := range c.Requests {
+			for code, n := range byCode {
+				if have, ok := out.Requests[m][code]; ok {
+					out.Requests[m][code] = max(0, have-n)
+				}
+			}
+		}
+	}
 	return out, nil
+}
+
+func (s *fakeAPIStore) outsideWriter(ids []string) *harness.OutsideWriter {
+	s.outside = s.srv.OutsideWriter(listPath, ids)
+	return s.outside
 }
 
 func (s *fakeAPIStore) conflictCodes() []int { return []int{412} }
@@ -200,6 +237,9 @@ func (s *s3Store) stats(context.Context) (storeStats, error) {
 // conflictCodes: a stale ETag gets 412, a write racing another one 409
 // ConditionalRequestConflict.
 func (s *s3Store) conflictCodes() []int { return []int{412, 409} }
+
+// outsideWriter: none, an outside writer would have to sign its requests.
+func (s *s3Store) outsideWriter([]string) *harness.OutsideWriter { return nil }
 
 func (s *s3Store) hint() string {
 	return fmt.Sprintf("AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY='%s' aws --region %s --endpoint-url %s s3 cp s3://%s/%s -",

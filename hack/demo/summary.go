@@ -38,6 +38,9 @@ type summary struct {
 	// conflictCodes are the store's status codes of a lost race; nil
 	// means 412.
 	conflictCodes []int
+	// outside is what the writer outside listkeeper did; nil when there
+	// was none.
+	outside *outsideReport
 }
 
 // finalCheck is a last look at the list, a moment after the last phase.
@@ -47,6 +50,10 @@ type finalCheck struct {
 	ownerKept bool // the field beside the items array survived every write
 	missing   []string
 	leftover  []string
+	// outsideLeft are the IDs the outside writer's own writes left on the
+	// list; outsideMissing those of them that are gone, outsideUnexpected
+	// IDs of its own it removed that are back. Someone else touched them.
+	outsideLeft, outsideMissing, outsideUnexpected []string
 }
 
 // lost counts the lost updates: IDs that should be on the list and are not,
@@ -60,6 +67,9 @@ func (s summary) lost() int {
 	if s.final != nil && len(s.phases) > 0 {
 		last := s.phases[len(s.phases)-1]
 		n += len(newIn(s.final.missing, last.missing)) + len(newIn(s.final.leftover, last.leftover))
+	}
+	if s.final != nil {
+		n += len(s.final.outsideMissing) + len(s.final.outsideUnexpected)
 	}
 	return n
 }
@@ -82,6 +92,10 @@ func newIn(a, b []string) []string {
 // render writes the summary tables.
 func (s summary) render(w io.Writer) {
 	s.renderPhases(w)
+	if s.outside != nil {
+		fmt.Fprintln(w)
+		s.renderOutside(w)
+	}
 	fmt.Fprintln(w)
 	s.renderReplicas(w)
 	fmt.Fprintln(w)
@@ -234,10 +248,17 @@ func (s summary) renderLost(w io.Writer) {
 		missing = append(missing, p.missing...)
 		leftover = append(leftover, p.leftover...)
 	}
+	if f := s.final; f != nil {
+		missing = append(missing, f.outsideMissing...)
+		leftover = append(leftover, f.outsideUnexpected...)
+	}
 	fmt.Fprintf(w, "lost updates: %d (IDs missing from the list: %d%s; IDs left on it: %d%s)\n",
 		s.lost(), len(missing), harness.IDList(missing), len(leftover), harness.IDList(leftover))
 	if f := s.final; f != nil {
 		verdict := "as expected"
+		if len(f.outsideLeft) > 0 {
+			verdict = fmt.Sprintf("as expected (%d of them the outside writer's)", len(f.outsideLeft))
+		}
 		if len(f.missing)+len(f.leftover) > 0 || !f.ownerKept {
 			verdict = fmt.Sprintf("WRONG: %d missing%s, %d left over%s, field \"owner\" kept: %v",
 				len(f.missing), harness.IDList(f.missing), len(f.leftover), harness.IDList(f.leftover), f.ownerKept)

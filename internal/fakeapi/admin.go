@@ -17,20 +17,84 @@ limitations under the License.
 package fakeapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
 )
 
-// faultsJSON is the wire form of Faults on /_fakeapi/faults; durations are
-// Go duration strings such as "2s".
+// faultsJSON is the JSON form of Faults, served and taken at
+// /_fakeapi/faults; durations are Go duration strings such as "2s", and
+// an empty or missing one is zero.
 type faultsJSON struct {
 	Rate503               float64 `json:"rate503"`
 	Rate429               float64 `json:"rate429"`
 	RetryAfter            string  `json:"retryAfter,omitempty"`
 	RateResetBeforeCommit float64 `json:"rateResetBeforeCommit"`
 	RateCommitThenDrop    float64 `json:"rateCommitThenDrop"`
+	RateHoldWrites        float64 `json:"rateHoldWrites"`
+	HoldWrites            string  `json:"holdWrites,omitempty"`
+}
+
+var (
+	_ json.Marshaler   = Faults{}
+	_ json.Unmarshaler = (*Faults)(nil)
+)
+
+// MarshalJSON writes f in the form /_fakeapi/faults serves.
+func (f Faults) MarshalJSON() ([]byte, error) {
+	return json.Marshal(faultsJSON{
+		Rate503: f.Rate503, Rate429: f.Rate429, RetryAfter: durationString(f.RetryAfter),
+		RateResetBeforeCommit: f.RateResetBeforeCommit, RateCommitThenDrop: f.RateCommitThenDrop,
+		RateHoldWrites: f.RateHoldWrites, HoldWrites: durationString(f.HoldWrites),
+	})
+}
+
+// UnmarshalJSON reads f from the form /_fakeapi/faults takes. Unknown
+// fields and malformed durations are errors; it does not validate the
+// rates (see Validate).
+func (f *Faults) UnmarshalJSON(b []byte) error {
+	var in faultsJSON
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return err
+	}
+	out := Faults{
+		Rate503: in.Rate503, Rate429: in.Rate429,
+		RateResetBeforeCommit: in.RateResetBeforeCommit, RateCommitThenDrop: in.RateCommitThenDrop,
+		RateHoldWrites: in.RateHoldWrites,
+	}
+	var err error
+	if out.RetryAfter, err = parseDuration("retryAfter", in.RetryAfter); err != nil {
+		return err
+	}
+	if out.HoldWrites, err = parseDuration("holdWrites", in.HoldWrites); err != nil {
+		return err
+	}
+	*f = out
+	return nil
+}
+
+// durationString renders d for the JSON forms; "" for zero.
+func durationString(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return d.String()
+}
+
+// parseDuration parses the duration field name; "" is zero.
+func parseDuration(name, v string) (time.Duration, error) {
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", name, err)
+	}
+	return d, nil
 }
 
 // latencyJSON is the wire form of the latency on /_fakeapi/latency.
@@ -45,8 +109,8 @@ type latencyJSON struct {
 //	GET    /_fakeapi/stats                Stats as JSON
 //	DELETE /_fakeapi/stats                ResetStats, 204
 //	GET    /_fakeapi/history?path=/lists/a  History(path) as a JSON array
-//	GET    /_fakeapi/faults               the rate-based faults
-//	PUT    /_fakeapi/faults               replace them (400 when invalid)
+//	GET    /_fakeapi/faults               the rate-based faults (Faults as JSON)
+//	PUT    /_fakeapi/faults               replace them (400 when invalid); {} switches them off
 //	GET    /_fakeapi/latency              the injected latency
 //	PUT    /_fakeapi/latency              replace it (400 when invalid)
 func (s *Server) adminHandler() http.Handler {
@@ -71,11 +135,7 @@ func (s *Server) adminHandler() http.Handler {
 		writeJSON(w, h)
 	})
 	guarded.HandleFunc("GET "+AdminPrefix+"faults", func(w http.ResponseWriter, _ *http.Request) {
-		f := s.Faults()
-		writeJSON(w, faultsJSON{
-			Rate503: f.Rate503, Rate429: f.Rate429, RetryAfter: f.RetryAfter.String(),
-			RateResetBeforeCommit: f.RateResetBeforeCommit, RateCommitThenDrop: f.RateCommitThenDrop,
-		})
+		writeJSON(w, s.Faults())
 	})
 	guarded.HandleFunc("PUT "+AdminPrefix+"faults", s.putFaults)
 	guarded.HandleFunc("GET "+AdminPrefix+"latency", func(w http.ResponseWriter, _ *http.Request) {
@@ -88,22 +148,10 @@ func (s *Server) adminHandler() http.Handler {
 }
 
 func (s *Server) putFaults(w http.ResponseWriter, r *http.Request) {
-	var in faultsJSON
-	if err := decodeJSON(w, r, &in); err != nil {
+	var f Faults
+	if err := decodeJSON(w, r, &f); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
-	}
-	f := Faults{
-		Rate503: in.Rate503, Rate429: in.Rate429,
-		RateResetBeforeCommit: in.RateResetBeforeCommit, RateCommitThenDrop: in.RateCommitThenDrop,
-	}
-	if in.RetryAfter != "" {
-		d, err := time.ParseDuration(in.RetryAfter)
-		if err != nil {
-			http.Error(w, "retryAfter: "+err.Error(), http.StatusBadRequest)
-			return
-		}
-		f.RetryAfter = d
 	}
 	if err := s.SetFaults(f); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)

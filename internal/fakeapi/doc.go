@@ -96,15 +96,41 @@ limitations under the License.
 // so the pattern, nondeterministic). Faults are 503 or 429 with Retry-After,
 // FaultResetBeforeCommit (the connection is dropped before anything is
 // processed) and FaultCommitThenDrop (the request is processed, a write is
-// committed, and the connection is dropped instead of answering). Dropping
-// hijacks the connection and closes it with SO_LINGER 0, so the client sees
-// a reset; under HTTP/2 the stream is reset instead. Faults and latency
-// never apply to the routes under AdminPrefix.
+// committed, and the connection is dropped instead of answering), and
+// FaultHoldWrite (a PUT or DELETE is held, Faults.HoldWrites or
+// DefaultHoldWrites, 8 s, before its preconditions are evaluated; see
+// "Held writes"). Dropping hijacks the connection and closes it with
+// SO_LINGER 0, so the client sees a reset; under HTTP/2 the stream is
+// reset instead. Faults and latency never apply to the routes under
+// AdminPrefix.
+//
+// # Held writes
+//
+// FaultHoldWrite stands for a write that spends seconds between its
+// client and the document: a slow proxy, a stalled server thread, a
+// replica that lost its right to write while its PUT was on the way. The
+// Server reads and checks the write's body (400, 413, 415 and 428 are
+// answered at once), then waits for the hold without its lock, so other
+// requests, writes to the same document included, go on meanwhile; only
+// then does it evaluate If-Match (or the profile's precondition) against
+// the document as it is by then. A held write sent with a tag that was
+// current therefore gets 412 when another writer committed during the
+// hold, and commits when nobody did. A write whose client went away during
+// the hold (timed out, cancelled) is evaluated all the same, and commits if
+// its precondition holds: the late write a fencing client must expect.
+// Its answer, written to a connection nobody reads, is counted in Stats
+// with its status code. Switch it on at start (WithFaults, cmd/fakeapi
+// --hold-writes and --hold-writes-rate) or at run time
+// (Server.SetFaults, PUT /_fakeapi/faults with "rateHoldWrites" and
+// "holdWrites"); a hook may hold a chosen write with Fault.Hold.
 //
 // # Observability
 //
-// Stats counts list requests by method and status code, injected faults by
-// kind and committed writes; WithHistory(true) records every committed
+// Stats counts list requests by method and status code, and by client
+// (the product name of the User-Agent, such as "listkeeper-etagclient")
+// and status code, injected faults by kind and committed writes, so that
+// a test can tell the 412s answered to the operator from those answered
+// to another writer; WithHistory(true) records every committed
 // version, readable with History. Set, Get, Delete and Paths give tests
 // direct access to the documents. The same data is served under
 // AdminPrefix: /_fakeapi/healthz, /_fakeapi/stats (GET, and DELETE to
@@ -352,4 +378,15 @@ limitations under the License.
 //   - Injected latency is real time and taken before a request is
 //     processed, except that s3's conditional PUTs take it while holding
 //     their write mark.
+//   - A held write (FaultHoldWrite) waits in real time, with time.Sleep:
+//     neither WithClock nor the client's going away shortens it, so a
+//     test's server, and cmd/fakeapi's graceful shutdown, wait for the
+//     holds in progress. Under s3 a held conditional PUT marks its key
+//     only after its hold, so the hold itself causes no 409. A held write
+//     is never also dropped (FaultCommitThenDrop) and the rate-based
+//     faults never hold a GET; a hook that holds one changes nothing.
+//     Holds are counted in Stats.Faults when they are decided, so a held
+//     PUT answered 400 or 428 before its hold counts too.
+//   - Stats.Agents names at most 32 clients (then "other"), by the product
+//     of their User-Agent only; the rest of the header is never kept.
 package fakeapi

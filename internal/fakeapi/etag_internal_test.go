@@ -89,7 +89,7 @@ func TestETagComparison(t *testing.T) {
 }
 
 func TestFaultsPick(t *testing.T) {
-	f := Faults{Rate503: 0.1, Rate429: 0.1, RateResetBeforeCommit: 0.1, RateCommitThenDrop: 0.1}
+	f := Faults{Rate503: 0.1, Rate429: 0.1, RateResetBeforeCommit: 0.1, RateCommitThenDrop: 0.1, RateHoldWrites: 0.1}
 	tests := []struct {
 		u     float64
 		write bool
@@ -100,7 +100,9 @@ func TestFaultsPick(t *testing.T) {
 		{0.25, false, FaultResetBeforeCommit},
 		{0.35, true, FaultCommitThenDrop},
 		{0.35, false, FaultNone},
-		{0.45, true, FaultNone},
+		{0.45, true, FaultHoldWrite},
+		{0.45, false, FaultNone},
+		{0.55, true, FaultNone},
 	}
 	for _, tt := range tests {
 		if got := f.pick(tt.u, tt.write); got != tt.want {

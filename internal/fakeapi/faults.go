@@ -52,6 +52,16 @@ const (
 	// faults pick it for PUT and DELETE only; a hook may pick it for any
 	// method.
 	FaultCommitThenDrop FaultKind = "commit-then-drop"
+	// FaultHoldWrite holds a PUT or DELETE for Fault.Hold after its body
+	// was read and checked and before its preconditions are evaluated, as
+	// a slow proxy or a stalled server thread would: a write sent with a
+	// tag that was current may find, when it is evaluated, that another
+	// writer committed meanwhile (412), or still commit although its
+	// client gave up waiting. The Server's lock is not held during the
+	// hold, and a write whose client went away is still processed after
+	// it. On other methods it changes nothing. The rate-based faults pick
+	// it for PUT and DELETE only.
+	FaultHoldWrite FaultKind = "hold-write"
 )
 
 // Fault is the fault decided for one request.
@@ -62,6 +72,9 @@ type Fault struct {
 	// header of a 429 or 503. Zero means Faults.RetryAfter, or
 	// DefaultRetryAfter when that is zero too.
 	RetryAfter time.Duration
+	// Hold is how long FaultHoldWrite holds the write. Zero means
+	// Faults.HoldWrites, or DefaultHoldWrites when that is zero too.
+	Hold time.Duration
 }
 
 // FaultHook decides the fault for a list request. It is called once per
@@ -74,8 +87,10 @@ type FaultHook func(r *http.Request) Fault
 // in [0, 1]; their sum must not exceed 1. For every list request the Server
 // draws one uniform number u from its seeded source and picks, in this
 // order, the fault whose band contains u: Rate503, Rate429,
-// RateResetBeforeCommit and, for PUT and DELETE only, RateCommitThenDrop.
-// The zero value injects no faults.
+// RateResetBeforeCommit and, for PUT and DELETE only, RateCommitThenDrop
+// and RateHoldWrites. The zero value injects no faults. Faults is
+// comparable; its JSON form (served at /_fakeapi/faults) writes durations
+// as Go duration strings such as "8s".
 type Faults struct {
 	// Rate503 is the probability of FaultServiceUnavailable.
 	Rate503 float64
@@ -89,6 +104,13 @@ type Faults struct {
 	// RateCommitThenDrop is the probability of FaultCommitThenDrop for a
 	// PUT or DELETE.
 	RateCommitThenDrop float64
+	// RateHoldWrites is the probability of FaultHoldWrite for a PUT or
+	// DELETE; 1 (with the other rates 0) holds every write.
+	RateHoldWrites float64
+	// HoldWrites is how long a write picked by RateHoldWrites, or by a
+	// hook that leaves Fault.Hold zero, is held. Zero means
+	// DefaultHoldWrites.
+	HoldWrites time.Duration
 }
 
 // Validate reports whether every rate is in [0, 1], the rates sum to at
@@ -104,6 +126,7 @@ func (f Faults) Validate() error {
 		{"Rate429", f.Rate429},
 		{"RateResetBeforeCommit", f.RateResetBeforeCommit},
 		{"RateCommitThenDrop", f.RateCommitThenDrop},
+		{"RateHoldWrites", f.RateHoldWrites},
 	} {
 		if math.IsNaN(r.v) || r.v < 0 || r.v > 1 {
 			errs = append(errs, fmt.Errorf("fault rate %s must be in [0, 1], got %v", r.name, r.v))
@@ -116,14 +139,17 @@ func (f Faults) Validate() error {
 	if f.RetryAfter < 0 {
 		errs = append(errs, fmt.Errorf("fault RetryAfter must not be negative, got %s", f.RetryAfter))
 	}
+	if f.HoldWrites < 0 {
+		errs = append(errs, fmt.Errorf("fault HoldWrites must not be negative, got %s", f.HoldWrites))
+	}
 	return errors.Join(errs...)
 }
 
 // pick maps a uniform draw u in [0, 1) to a fault kind.
 func (f Faults) pick(u float64, write bool) FaultKind {
-	commitThenDrop := f.RateCommitThenDrop
+	commitThenDrop, hold := f.RateCommitThenDrop, f.RateHoldWrites
 	if !write {
-		commitThenDrop = 0
+		commitThenDrop, hold = 0, 0
 	}
 	bands := [...]struct {
 		rate float64
@@ -133,6 +159,7 @@ func (f Faults) pick(u float64, write bool) FaultKind {
 		{f.Rate429, FaultTooManyRequests},
 		{f.RateResetBeforeCommit, FaultResetBeforeCommit},
 		{commitThenDrop, FaultCommitThenDrop},
+		{hold, FaultHoldWrite},
 	}
 	for _, b := range bands {
 		if u < b.rate {
@@ -185,6 +212,20 @@ func (s *Server) Latency() (base, jitter time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.latencyBase, s.latencyJitter
+}
+
+// holdWrite holds the write r for d (FaultHoldWrite; nothing when d is not
+// positive), in real time and without the Server's lock, and returns the
+// context the rest of the write runs under: after a hold, r's context
+// without its cancellation, so that a write whose client went away during
+// the hold is still evaluated, and may still commit, as a late write
+// would.
+func holdWrite(r *http.Request, d time.Duration) context.Context {
+	if d <= 0 {
+		return r.Context()
+	}
+	time.Sleep(d)
+	return context.WithoutCancel(r.Context())
 }
 
 // retryAfterValue renders d as Retry-After delay-seconds, rounded up.

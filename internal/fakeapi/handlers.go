@@ -24,6 +24,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // allowedMethods is the Allow header of a 405 on a list path.
@@ -31,8 +32,10 @@ const allowedMethods = "GET, HEAD, PUT, DELETE"
 
 // handle processes a list request that got no fault before processing and
 // returns its answer without writing it. lat is the request's injected
-// latency, for a write that must take it while it holds a marker.
-func (s *Server) handle(w http.ResponseWriter, r *http.Request, lat *latency) response {
+// latency, for a write that must take it while it holds a marker; hold,
+// when positive, is how long a write is held before its preconditions are
+// evaluated (FaultHoldWrite).
+func (s *Server) handle(w http.ResponseWriter, r *http.Request, lat *latency, hold time.Duration) response {
 	if s.b.slashRedirect {
 		if resp, ok := s.redirectSlash(r); ok {
 			return resp
@@ -42,9 +45,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, lat *latency) re
 	case http.MethodGet, http.MethodHead:
 		return s.handleGet(r)
 	case http.MethodPut:
-		return s.handlePut(w, r, lat)
+		return s.handlePut(w, r, lat, hold)
 	case http.MethodDelete:
-		return s.handleDelete(r)
+		return s.handleDelete(r, hold)
 	default:
 		resp := s.fail(r, http.StatusMethodNotAllowed, "", "method "+r.Method+" not allowed")
 		resp.header.Set("Allow", allowedMethods)
@@ -116,7 +119,7 @@ func (s *Server) handleGet(r *http.Request) response {
 	}
 }
 
-func (s *Server) handlePut(w http.ResponseWriter, r *http.Request, lat *latency) response {
+func (s *Server) handlePut(w http.ResponseWriter, r *http.Request, lat *latency, hold time.Duration) response {
 	path := r.URL.Path
 	c, err := s.conditions(r)
 	if err != nil {
@@ -140,9 +143,10 @@ func (s *Server) handlePut(w http.ResponseWriter, r *http.Request, lat *latency)
 	if !json.Valid(body) {
 		return s.fail(r, http.StatusBadRequest, "", "body is not valid JSON")
 	}
+	ctx := holdWrite(r, hold)
 	marked := s.holdsLatency(r)
 	if marked {
-		if resp, ok := s.beginWrite(r, lat); !ok {
+		if resp, ok := s.beginWrite(ctx, r, lat); !ok {
 			return resp
 		}
 	}
@@ -168,7 +172,7 @@ func (s *Server) handlePut(w http.ResponseWriter, r *http.Request, lat *latency)
 	return answer
 }
 
-func (s *Server) handleDelete(r *http.Request) response {
+func (s *Server) handleDelete(r *http.Request, hold time.Duration) response {
 	path := r.URL.Path
 	c, err := s.conditions(r)
 	if err != nil {
@@ -177,6 +181,7 @@ func (s *Server) handleDelete(r *http.Request) response {
 	if s.requires428() && !c.ifMatch.present {
 		return s.fail(r, http.StatusPreconditionRequired, "", "DELETE needs If-Match")
 	}
+	holdWrite(r, hold)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -29,6 +29,11 @@ const (
 	// DefaultRetryAfter is the Retry-After sent with an injected 429 or 503
 	// when neither the Fault nor the Faults say otherwise.
 	DefaultRetryAfter = time.Second
+	// DefaultHoldWrites is how long FaultHoldWrite holds a write when
+	// neither the Fault nor the Faults say otherwise: long enough for
+	// other writers to commit, and for a client's request timeout to
+	// pass, before the held write is evaluated.
+	DefaultHoldWrites = 8 * time.Second
 	// DefaultWeakWindow is how long after a write ProfileWebDAV serves a
 	// document's ETag weak: Apache's one second.
 	DefaultWeakWindow = time.Second

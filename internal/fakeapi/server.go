@@ -17,6 +17,7 @@ limitations under the License.
 package fakeapi
 
 import (
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"fmt"
@@ -158,18 +159,18 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request) {
 	d := s.drawNext()
 	lat := &latency{d: d.delay}
 	if !s.holdsLatency(r) && !lat.take(r.Context()) {
-		s.record(r.Method, 0)
+		s.record(r, 0)
 		return
 	}
 	resp, drop := s.process(w, r, d, lat)
 	// A request that holds its latency took it while processing, unless it
 	// was answered before it got that far; then it takes it now.
 	if resp.abandoned || !lat.take(r.Context()) {
-		s.record(r.Method, 0)
+		s.record(r, 0)
 		return
 	}
 	if drop {
-		s.record(r.Method, 0)
+		s.record(r, 0)
 		dropConnection(w)
 		return
 	}
@@ -186,8 +187,11 @@ func (s *Server) process(w http.ResponseWriter, r *http.Request, d draw, lat *la
 		return resp, false
 	}
 	f := s.decideFault(r, d)
+	var hold time.Duration
 	switch f.Kind {
 	case FaultNone, FaultCommitThenDrop:
+	case FaultHoldWrite:
+		hold = f.Hold
 	case FaultServiceUnavailable, FaultTooManyRequests:
 		code := http.StatusServiceUnavailable
 		if f.Kind == FaultTooManyRequests {
@@ -201,7 +205,7 @@ func (s *Server) process(w http.ResponseWriter, r *http.Request, d draw, lat *la
 	default:
 		return s.fail(r, http.StatusInternalServerError, "", fmt.Sprintf("fault hook returned unknown fault kind %q", f.Kind)), false
 	}
-	return s.handle(w, r, lat), f.Kind == FaultCommitThenDrop
+	return s.handle(w, r, lat, hold), f.Kind == FaultCommitThenDrop
 }
 
 // latency is the injected latency of one request, taken once.
@@ -235,6 +239,9 @@ func (s *Server) decideFault(r *http.Request, d draw) Fault {
 	}
 	if f.RetryAfter <= 0 {
 		f.RetryAfter = DefaultRetryAfter
+	}
+	if f.Hold <= 0 {
+		f.Hold = cmp.Or(d.faults.HoldWrites, DefaultHoldWrites)
 	}
 	if f.Kind != FaultNone {
 		s.mu.Lock()
@@ -298,7 +305,7 @@ type response struct {
 
 // reply writes resp and counts it.
 func (s *Server) reply(w http.ResponseWriter, r *http.Request, resp response) {
-	s.record(r.Method, resp.code)
+	s.record(r, resp.code)
 	h := w.Header()
 	for k, v := range resp.header {
 		h[k] = v

@@ -16,7 +16,10 @@ limitations under the License.
 
 package fakeapi
 
-import "net/http"
+import (
+	"context"
+	"net/http"
+)
 
 // holdsLatency reports whether r is a write that takes its injected latency
 // while it holds its path's write marker, rather than before it is
@@ -30,11 +33,11 @@ func (s *Server) holdsLatency(r *http.Request) bool {
 
 // beginWrite marks a write in progress at r's path and takes lat while
 // the mark is held. When another write holds the mark it marks nothing and
-// returns 409 and false; when the client goes away during lat it removes
-// the mark and returns an abandoned answer and false. Otherwise the caller
+// returns 409 and false; when ctx ends during lat (the client went away)
+// it removes the mark and returns an abandoned answer and false. Otherwise the caller
 // must remove the mark with endWriteLocked under the same hold of s.mu
 // that commits the write.
-func (s *Server) beginWrite(r *http.Request, lat *latency) (response, bool) {
+func (s *Server) beginWrite(ctx context.Context, r *http.Request, lat *latency) (response, bool) {
 	path := r.URL.Path
 	s.mu.Lock()
 	busy := s.writing[path]
@@ -43,7 +46,7 @@ func (s *Server) beginWrite(r *http.Request, lat *latency) (response, bool) {
 	if busy {
 		return s.fail(r, http.StatusConflict, "", "a conflicting conditional write to "+path+" is in progress"), false
 	}
-	if !lat.take(r.Context()) {
+	if !lat.take(ctx) {
 		s.mu.Lock()
 		s.endWriteLocked(path)
 		s.mu.Unlock()

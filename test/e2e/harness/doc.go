@@ -34,7 +34,14 @@ limitations under the License.
 //     documents, an optional state file and history. It can be stopped,
 //     killed and restarted on the same address; its request counters are
 //     summed over restarts, and the harness's own reads of list documents
-//     are counted so that callers can subtract them.
+//     are counted so that callers can subtract them. SetFaults changes its
+//     faults at run time, such as the write hold of
+//     internal/fakeapi (fakeapi.Faults.RateHoldWrites).
+//   - An OutsideWriter edits a list document as a writer outside
+//     listkeeper would (GET, change its own IDs, PUT with If-Match, again
+//     after a 412), counts its requests, and says which of its IDs it
+//     left, so that a run can check that the operator never touched them.
+//     The fake server counts its requests apart (fakeapi.Stats.Agents).
 //   - StartManagers runs manager replicas with their own metrics and probe
 //     ports and waits until each is ready; a Manager can be stopped, killed
 //     and restarted with the same flags, and says when it was signalled.
@@ -47,7 +54,11 @@ limitations under the License.
 //     and the buckets they claim, LeasesOf picks a replica's newest,
 //     CoverageOf says whether they claim every bucket exactly once, and
 //     WaitMembers waits until the replicas have joined and the buckets
-//     have settled.
+//     have settled. Member Leases are those with the label
+//     listkeeper.dev/member, whatever its value (the members' group).
+//     OwnerOf names the Lease that claims a bucket; package
+//     test/e2e/harness/ownership gives a list's document ID and the bucket
+//     it falls in, so together they say which replica writes the list.
 //   - EnsureNamespace and ListObject create the namespace, the ExternalList
 //     for a list server's document and the Secret with its token, and wait
 //     until the list is Ready.

@@ -146,15 +146,19 @@ func TestAddSubStats(t *testing.T) {
 	a := fakeapi.Stats{
 		Requests: map[string]map[int]int64{"GET": {200: 10, 304: 2}, "PUT": {200: 5, 412: 3}},
 		Total:    20, Commits: 5, Faults: map[fakeapi.FaultKind]int64{fakeapi.FaultServiceUnavailable: 1},
+		Agents: map[string]map[int]int64{"listkeeper-etagclient": {200: 15, 412: 3}, "Go-http-client": {304: 2}},
 	}
-	b := fakeapi.Stats{Requests: map[string]map[int]int64{"PUT": {412: 1}, "DELETE": {204: 1}}, Total: 2, Commits: 1}
+	b := fakeapi.Stats{Requests: map[string]map[int]int64{"PUT": {412: 1}, "DELETE": {204: 1}}, Total: 2, Commits: 1,
+		Agents: map[string]map[int]int64{"outside-writer": {412: 1, 204: 1}}}
 	sum := AddStats(a, b)
-	if sum.Total != 22 || sum.Commits != 6 || sum.CountCode(412) != 4 || sum.Count("DELETE", 204) != 1 || sum.Faults[fakeapi.FaultServiceUnavailable] != 1 {
+	if sum.Total != 22 || sum.Commits != 6 || sum.CountCode(412) != 4 || sum.Count("DELETE", 204) != 1 || sum.Faults[fakeapi.FaultServiceUnavailable] != 1 ||
+		sum.CountAgent("listkeeper-etagclient", 412) != 3 || sum.CountAgent("outside-writer", 412) != 1 {
 		t.Errorf("AddStats = %+v", sum)
 	}
 	back := SubStats(sum, b)
 	if back.Total != a.Total || back.Commits != a.Commits || back.CountCode(412) != 3 || back.Count("GET", 200) != 10 ||
-		back.Count("DELETE", 204) != 0 || back.Faults[fakeapi.FaultServiceUnavailable] != 1 {
+		back.Count("DELETE", 204) != 0 || back.Faults[fakeapi.FaultServiceUnavailable] != 1 ||
+		back.CountAgent("listkeeper-etagclient", 200) != 15 || back.CountAgent("outside-writer", 412) != 0 {
 		t.Errorf("SubStats(AddStats(a, b), b) = %+v, want the counts of %+v", back, a)
 	}
 	if a.Requests["PUT"][412] != 3 {

@@ -17,6 +17,7 @@ limitations under the License.
 package harness
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,6 +46,7 @@ const (
 	adminHealthz = fakeapi.AdminPrefix + "healthz"
 	adminStats   = fakeapi.AdminPrefix + "stats"
 	adminHistory = fakeapi.AdminPrefix + "history?path="
+	adminFaults  = fakeapi.AdminPrefix + "faults"
 )
 
 // SeedDoc is a document the list server creates at start unless it exists
@@ -239,6 +241,43 @@ func (s *ListServer) History(ctx context.Context, path string) ([]fakeapi.Versio
 	var h []fakeapi.Version
 	err := s.getJSON(ctx, adminHistory+path, &h)
 	return h, err
+}
+
+// Faults reads the server's rate-based faults.
+func (s *ListServer) Faults(ctx context.Context) (fakeapi.Faults, error) {
+	var f fakeapi.Faults
+	err := s.getJSON(ctx, adminFaults, &f)
+	return f, err
+}
+
+// SetFaults replaces the server's rate-based faults at run time: for
+// example fakeapi.Faults{RateHoldWrites: 1, HoldWrites: 8 * time.Second}
+// holds every write for 8 s before its precondition is evaluated, and the
+// zero Faults switches every fault off. A restarted server starts again
+// with the faults of its flags.
+func (s *ListServer) SetFaults(ctx context.Context, f fakeapi.Faults) error {
+	body, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, s.base+adminFaults, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	for k, v := range s.AuthHeader() {
+		req.Header[k] = v
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("set faults: %w", err)
+	}
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		return fmt.Errorf("set faults: %s: %s", resp.Status, strings.TrimSpace(string(msg)))
+	}
+	return nil
 }
 
 // Get does an authorized GET of path and returns the body of a 200.

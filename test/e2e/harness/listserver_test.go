@@ -26,6 +26,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/listkeeper/listkeeper/internal/fakeapi"
 )
 
 // fakeAPIBin returns bin/fakeapi, built into a temp dir when bin/ lacks it.
@@ -97,6 +99,50 @@ func TestListServerKillRestart(t *testing.T) {
 	}
 	if h, err := s.History(ctx, "/l"); err != nil || len(h) != 0 {
 		t.Errorf("history of the new process = %d versions, %v; want none yet", len(h), err)
+	}
+}
+
+// TestListServerSetFaults switches the write hold of the fakeapi binary on
+// and off at run time and reads it back.
+func TestListServerSetFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the fakeapi binary")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	sup := NewSupervisor(t.TempDir())
+	defer sup.StopAll()
+	s, err := StartListServer(ctx, sup, ListServerOptions{Bin: fakeAPIBin(ctx, t), Token: "t0ken",
+		Seed: []SeedDoc{{Path: "/l", Body: []byte(`{"items":[]}`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const hold = 300 * time.Millisecond
+	want := fakeapi.Faults{RateHoldWrites: 1, HoldWrites: hold}
+	if err := s.SetFaults(ctx, want); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Faults(ctx); err != nil || got != want {
+		t.Fatalf("Faults = %+v, %v; want %+v", got, err, want)
+	}
+	begin := time.Now()
+	put(ctx, t, s, "/l", `{"items":["a"]}`)
+	if took := time.Since(begin); took < hold {
+		t.Errorf("a write with the hold on took %v, want at least %v", took, hold)
+	}
+	if err := s.SetFaults(ctx, fakeapi.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	begin = time.Now()
+	put(ctx, t, s, "/l", `{"items":["a","b"]}`)
+	if took := time.Since(begin); took >= hold {
+		t.Errorf("a write with the hold off took %v", took)
+	}
+	if st, err := s.Stats(ctx); err != nil || st.Faults[fakeapi.FaultHoldWrite] != 1 {
+		t.Errorf("Stats = %+v, %v; want one hold", st, err)
+	}
+	if err := s.SetFaults(ctx, fakeapi.Faults{RateHoldWrites: 2}); err == nil {
+		t.Error("SetFaults accepted a rate of 2")
 	}
 }
 

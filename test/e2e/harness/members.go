@@ -19,6 +19,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,6 +37,9 @@ type MemberLease struct {
 	// Holder is the member's identity; a Manager's starts with its name
 	// (see Of).
 	Holder string
+	// Group is the value of its listkeeper.dev/member label: the members'
+	// group.
+	Group string
 	// Buckets are the buckets its annotation claims, in order.
 	Buckets []int
 	// Renewed is spec.renewTime, by the member's clock.
@@ -44,19 +48,20 @@ type MemberLease struct {
 	Err error
 }
 
-// ReadMemberLeases lists the member Leases (label listkeeper.dev/member)
-// in namespace, whose claims are bitmaps of n buckets (the managers'
-// --buckets, membership.DefaultBuckets unless set). A Lease whose claims
-// cannot be read is returned with Err set.
+// ReadMemberLeases lists the member Leases in namespace: those that carry
+// the label listkeeper.dev/member, whatever its value (the members' group),
+// whose claims are bitmaps of n buckets (the managers' --buckets,
+// membership.DefaultBuckets unless set). A Lease whose claims cannot be
+// read is returned with Err set.
 func ReadMemberLeases(ctx context.Context, c client.Client, namespace string, n int) ([]MemberLease, error) {
 	var list coordinationv1.LeaseList
-	if err := c.List(ctx, &list, client.InNamespace(namespace), client.MatchingLabels{membership.LabelMember: "true"}); err != nil {
+	if err := c.List(ctx, &list, client.InNamespace(namespace), client.HasLabels{membership.LabelMember}); err != nil {
 		return nil, fmt.Errorf("list member Leases: %w", err)
 	}
 	out := make([]MemberLease, 0, len(list.Items))
 	for i := range list.Items {
 		l := &list.Items[i]
-		ml := MemberLease{Name: l.Name}
+		ml := MemberLease{Name: l.Name, Group: l.Labels[membership.LabelMember]}
 		if l.Spec.HolderIdentity != nil {
 			ml.Holder = *l.Spec.HolderIdentity
 		}
@@ -83,6 +88,30 @@ func DecodeBuckets(s string, n int) ([]int, error) {
 func (l MemberLease) Of(name string) bool {
 	rest, ok := strings.CutPrefix(l.Holder, name+"-")
 	return ok && rest != "" && !strings.Contains(rest, "-")
+}
+
+// Replica is the name of the replica the Lease belongs to: its holder
+// without the random suffix after the last dash (see Of), or the whole
+// holder when it has no dash.
+func (l MemberLease) Replica() string {
+	if i := strings.LastIndexByte(l.Holder, '-'); i > 0 {
+		return l.Holder[:i]
+	}
+	return l.Holder
+}
+
+// OwnerOf returns the Lease that claims bucket b, and false when no Lease
+// or more than one claims it (buckets are moving).
+func OwnerOf(leases []MemberLease, b int) (MemberLease, bool) {
+	var owner MemberLease
+	found := 0
+	for _, l := range leases {
+		if slices.Contains(l.Buckets, b) {
+			owner = l
+			found++
+		}
+	}
+	return owner, found == 1
 }
 
 // Coverage describes how the given Leases claim n buckets.

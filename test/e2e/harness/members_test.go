@@ -17,10 +17,16 @@ limitations under the License.
 package harness
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"testing"
 	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/listkeeper/listkeeper/internal/membership"
 )
@@ -132,5 +138,67 @@ func TestUnsettled(t *testing.T) {
 	}
 	if got := Unsettled([]MemberLease{settled[0], {Holder: holders[1], Err: errors.New("unreadable")}}, n); got != n {
 		t.Errorf("Unsettled(unreadable) = %d, want %d", got, n)
+	}
+}
+
+// TestReadMemberLeasesByLabelKey checks that member Leases are found by
+// the label's key whatever its value (the members' group), and that other
+// Leases are left out.
+func TestReadMemberLeasesByLabelKey(t *testing.T) {
+	scheme, err := NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lease := func(namespace, name string, labels map[string]string) client.Object {
+		holder := name + "-0a1b"
+		return &coordinationv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels,
+				Annotations: map[string]string{membership.AnnotationBuckets: "AQ"}},
+			Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder},
+		}
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
+		lease("ns", "old", map[string]string{membership.LabelMember: "true"}),
+		lease("ns", "grouped", map[string]string{membership.LabelMember: "listkeeper"}),
+		lease("ns", "other", map[string]string{"app": "x"}),
+		lease("ns2", "elsewhere", map[string]string{membership.LabelMember: "listkeeper"}),
+	).Build()
+	got, err := ReadMemberLeases(context.Background(), c, "ns", 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, l := range got {
+		names = append(names, l.Name+"="+l.Group)
+		if !slices.Equal(l.Buckets, []int{0}) || l.Err != nil {
+			t.Errorf("Lease %s: buckets %v, %v", l.Name, l.Buckets, l.Err)
+		}
+	}
+	slices.Sort(names)
+	if want := []string{"grouped=listkeeper", "old=true"}; !slices.Equal(names, want) {
+		t.Errorf("ReadMemberLeases = %v, want %v", names, want)
+	}
+}
+
+func TestOwnerOf(t *testing.T) {
+	leases := []MemberLease{
+		{Holder: "manager-1-0a1b", Buckets: []int{0, 1}},
+		{Holder: "manager-2-0c0d", Buckets: []int{2, 1}},
+		{Holder: "manager-3-0e0f", Buckets: []int{3}},
+	}
+	for _, tt := range []struct {
+		bucket int
+		want   string
+		ok     bool
+	}{{0, "manager-1", true}, {3, "manager-3", true}, {1, "", false}, {4, "", false}} {
+		l, ok := OwnerOf(leases, tt.bucket)
+		if ok != tt.ok || (ok && l.Replica() != tt.want) {
+			t.Errorf("OwnerOf(bucket %d) = %q, %v; want %q, %v", tt.bucket, l.Replica(), ok, tt.want, tt.ok)
+		}
+	}
+	for holder, want := range map[string]string{"manager-1-0a1b": "manager-1", "plain": "plain", "-x": "-x"} {
+		if got := (MemberLease{Holder: holder}).Replica(); got != want {
+			t.Errorf("Replica of %q = %q, want %q", holder, got, want)
+		}
 	}
 }

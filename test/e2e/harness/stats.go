@@ -26,6 +26,7 @@ import (
 func AddStats(a, b fakeapi.Stats) fakeapi.Stats {
 	out := fakeapi.Stats{
 		Requests: map[string]map[int]int64{},
+		Agents:   map[string]map[int]int64{},
 		Faults:   maps.Clone(a.Faults),
 		Total:    a.Total + b.Total,
 		Commits:  a.Commits + b.Commits,
@@ -37,30 +38,32 @@ func AddStats(a, b fakeapi.Stats) fakeapi.Stats {
 		out.Faults[k] += n
 	}
 	for _, st := range []fakeapi.Stats{a, b} {
-		for method, byCode := range st.Requests {
-			if out.Requests[method] == nil {
-				out.Requests[method] = map[int]int64{}
-			}
-			for code, n := range byCode {
-				out.Requests[method][code] += n
-			}
-		}
+		addCounts(out.Requests, st.Requests, 1)
+		addCounts(out.Agents, st.Agents, 1)
 	}
 	return out
 }
 
 // SubStats returns a - b, the counts between two reads.
 func SubStats(a, b fakeapi.Stats) fakeapi.Stats {
-	neg := fakeapi.Stats{Requests: map[string]map[int]int64{}, Faults: map[fakeapi.FaultKind]int64{},
-		Total: -b.Total, Commits: -b.Commits}
+	neg := fakeapi.Stats{Requests: map[string]map[int]int64{}, Agents: map[string]map[int]int64{},
+		Faults: map[fakeapi.FaultKind]int64{}, Total: -b.Total, Commits: -b.Commits}
 	for k, n := range b.Faults {
 		neg.Faults[k] = -n
 	}
-	for method, byCode := range b.Requests {
-		neg.Requests[method] = map[int]int64{}
+	addCounts(neg.Requests, b.Requests, -1)
+	addCounts(neg.Agents, b.Agents, -1)
+	return AddStats(a, neg)
+}
+
+// addCounts adds sign times every count of from to into.
+func addCounts(into, from map[string]map[int]int64, sign int64) {
+	for key, byCode := range from {
+		if into[key] == nil {
+			into[key] = map[int]int64{}
+		}
 		for code, n := range byCode {
-			neg.Requests[method][code] = -n
+			into[key][code] += sign * n
 		}
 	}
-	return AddStats(a, neg)
 }
