@@ -1,0 +1,172 @@
+package membership
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Start runs the membership until ctx ends (then it drains, deletes its
+// Lease and returns nil) or until the Lease cannot be renewed for the renew
+// deadline (then it stops acting and returns an error).
+func (m *Member) Start(ctx context.Context) error {
+	log := m.opts.Log.WithValues("member", m.opts.Identity)
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	defer stopWatch()
+	if err := m.watchPeers(watchCtx); err != nil {
+		return err
+	}
+	if err := m.step(ctx); err != nil {
+		return err
+	}
+	log.Info("joined", "lease", m.opts.Namespace+"/"+m.leaseName, "buckets", len(m.Held()))
+	ticker := m.opts.Clock.NewTicker(m.opts.RenewPeriod / 2)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return m.leave(log)
+		case <-ticker.C():
+		case <-m.wake:
+		}
+		if err := m.step(ctx); err != nil {
+			if ctx.Err() != nil {
+				return m.leave(log)
+			}
+			return err
+		}
+	}
+}
+
+// step renews the Lease when due, gives up drained buckets and takes free
+// ones.
+func (m *Member) step(ctx context.Context) error {
+	now := m.opts.Clock.Now()
+	m.mu.Lock()
+	if m.acting && now.Sub(m.renewed) > m.renewDeadline {
+		m.stopActingLocked()
+		m.mu.Unlock()
+		return fmt.Errorf("membership: lease %s/%s not renewed for %s: stopped acting", m.opts.Namespace, m.leaseName, now.Sub(m.renewed).Round(time.Millisecond))
+	}
+	owner := Assign(m.liveLocked(now), m.opts.Buckets)
+	claims := make([]bool, len(m.held))
+	copy(claims, m.held)
+	changed := false
+	var gained []int
+	for b := range claims {
+		mine := owner[b] == m.opts.Identity
+		switch {
+		case claims[b] && !mine:
+			m.draining[b] = true
+			if m.inflight[b] == 0 {
+				claims[b], changed = false, true
+			}
+		case claims[b] && mine:
+			m.draining[b] = false
+		case !claims[b] && mine && !m.claimedByPeerLocked(b, now):
+			claims[b], changed = true, true
+			gained = append(gained, b)
+		}
+	}
+	due := !m.acting || now.Sub(m.renewed) >= m.opts.RenewPeriod
+	m.mu.Unlock()
+	if due && m.acting {
+		m.collect(ctx, now)
+	}
+	if !changed && !due {
+		return nil
+	}
+	if err := m.writeLease(ctx, claims, now); err != nil {
+		m.opts.Log.V(1).Info("lease write failed; retrying", "lease", m.leaseName, "error", err.Error())
+		return nil // the renew deadline above decides when to give up
+	}
+	m.mu.Lock()
+	for b := range claims {
+		if !claims[b] {
+			m.draining[b] = false
+		}
+	}
+	m.held = claims
+	m.acting, m.renewed = true, now
+	subs := append([]func([]int){}, m.subs...)
+	m.mu.Unlock()
+	if len(gained) > 0 {
+		m.opts.Log.V(1).Info("buckets taken", "count", len(gained))
+		for _, f := range subs {
+			f(gained)
+		}
+	}
+	return nil
+}
+
+// liveLocked returns the identities of the live members, this one included.
+func (m *Member) liveLocked(now time.Time) []string {
+	out := []string{m.opts.Identity}
+	for _, p := range m.peers {
+		if now.Sub(p.seen) < m.opts.LeaseDuration {
+			out = append(out, p.identity)
+		}
+	}
+	return out
+}
+
+func (m *Member) claimedByPeerLocked(b int, now time.Time) bool {
+	for _, p := range m.peers {
+		if now.Sub(p.seen) < m.opts.LeaseDuration && p.claims != nil && p.claims[b] {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *Member) stopActingLocked() {
+	m.acting = false
+	for b := range m.held {
+		m.held[b], m.draining[b] = false, false
+	}
+}
+
+// leave drains every bucket, stops acting and deletes the Lease, so that
+// the other members take over at once.
+func (m *Member) leave(log logr.Logger) error {
+	m.mu.Lock()
+	for b := range m.held {
+		if m.held[b] {
+			m.draining[b] = true
+		}
+	}
+	m.mu.Unlock()
+	deadline := m.opts.Clock.Now().Add(m.opts.ShutdownTimeout)
+	for m.outstanding() > 0 && m.opts.Clock.Now().Before(deadline) {
+		select {
+		case <-m.wake:
+		case <-m.opts.Clock.After(50 * time.Millisecond):
+		}
+	}
+	left := m.outstanding()
+	m.mu.Lock()
+	m.stopActingLocked()
+	m.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := m.kube.CoordinationV1().Leases(m.opts.Namespace).Delete(ctx, m.leaseName, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("membership: delete lease %s: %w", m.leaseName, err)
+	}
+	log.Info("left", "unfinished", left)
+	return nil
+}
+
+func (m *Member) outstanding() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, c := range m.inflight {
+		n += c
+	}
+	return n
+}

@@ -1,0 +1,89 @@
+package membership
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/utils/clock"
+)
+
+// Defaults of Options.
+const (
+	// DefaultLeaseDuration is how long a member's Lease lives without
+	// renewal; a dead member's buckets move after about this long.
+	DefaultLeaseDuration = 10 * time.Second
+	// DefaultRenewPeriod is how often a member renews its Lease.
+	DefaultRenewPeriod = 2 * time.Second
+	// DefaultBuckets is the number of buckets the work is cut into. Every
+	// replica must use the same number.
+	DefaultBuckets = 256
+	// DefaultShutdownTimeout bounds how long a member waits on shutdown
+	// for the work it admitted before it deletes its Lease anyway.
+	DefaultShutdownTimeout = 10 * time.Second
+)
+
+// LabelMember marks the Leases of listkeeper's members; its value is "true".
+const LabelMember = "listkeeper.dev/member"
+
+// AnnotationBuckets holds, on a member's Lease, the buckets it holds.
+const AnnotationBuckets = "listkeeper.dev/buckets"
+
+// Options configure a Member. Namespace is required.
+type Options struct {
+	// Namespace is where the Leases live: the operator's namespace.
+	Namespace string
+	// Identity names this member; default: POD_NAME, or the host name, with
+	// a random suffix, so that a restarted process is a new member.
+	Identity string
+	// LeaseDuration defaults to DefaultLeaseDuration.
+	LeaseDuration time.Duration
+	// RenewPeriod defaults to DefaultRenewPeriod; it must be less than a
+	// third of LeaseDuration.
+	RenewPeriod time.Duration
+	// Buckets defaults to DefaultBuckets.
+	Buckets int
+	// ShutdownTimeout defaults to DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
+	// Clock defaults to the real clock.
+	Clock clock.WithTicker
+	// Log defaults to discarding.
+	Log logr.Logger
+}
+
+// withDefaults returns opts with every unset field defaulted, or why they
+// cannot work.
+func (opts Options) withDefaults() (Options, error) {
+	if opts.Namespace == "" {
+		return opts, errors.New("membership: a namespace is required")
+	}
+	if opts.Identity == "" {
+		opts.Identity = defaultIdentity()
+	}
+	if opts.LeaseDuration == 0 {
+		opts.LeaseDuration = DefaultLeaseDuration
+	}
+	if opts.RenewPeriod == 0 {
+		opts.RenewPeriod = DefaultRenewPeriod
+	}
+	if opts.Buckets == 0 {
+		opts.Buckets = DefaultBuckets
+	}
+	if opts.ShutdownTimeout == 0 {
+		opts.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
+	if opts.Log.GetSink() == nil {
+		opts.Log = logr.Discard()
+	}
+	if opts.RenewPeriod*3 > opts.LeaseDuration {
+		return opts, fmt.Errorf("membership: the renew period (%s) must be less than a third of the lease duration (%s)", opts.RenewPeriod, opts.LeaseDuration)
+	}
+	if opts.Buckets < 1 || opts.Buckets > 1<<16 {
+		return opts, fmt.Errorf("membership: buckets must be in 1..65536, got %d", opts.Buckets)
+	}
+	return opts, nil
+}
