@@ -50,31 +50,15 @@ func (m *Member) observe(obj any) {
 	}
 	now := m.opts.Clock.Now()
 	m.mu.Lock()
+	// A Lease is dated by when this member saw it change, never by its
+	// renewTime: that was read on another node's clock, and a member that
+	// cannot renew goes on acting for the renew deadline after its last
+	// renewal, so a Lease first seen now lives a full lease duration.
 	if p, ok := m.peers[l.Name]; !ok || p.rv != l.ResourceVersion {
-		seen := now
-		if !ok {
-			seen = m.firstSeen(l, now)
-		}
-		m.peers[l.Name] = &peer{identity: *l.Spec.HolderIdentity, claims: claims, rv: l.ResourceVersion, seen: seen}
+		m.peers[l.Name] = &peer{identity: *l.Spec.HolderIdentity, claims: claims, rv: l.ResourceVersion, seen: now}
 	}
 	m.mu.Unlock()
 	m.poke()
-}
-
-// firstSeen dates a Lease this member sees for the first time. Its own
-// clock decides expiry, so a Lease first seen now would count as live for
-// a whole lease duration, and a member that joins next to the Lease of a
-// member that was killed long ago would wait that long for the buckets the
-// dead Lease still claims. The Lease's renewTime says how old it is; it is
-// trusted only down to two renew periods before expiry: a live member
-// renews within one period and is then seen anew, so clock skew between
-// nodes cannot make a live member look dead.
-func (m *Member) firstSeen(l *coordinationv1.Lease, now time.Time) time.Time {
-	floor := now.Add(-m.opts.LeaseDuration + 2*m.opts.RenewPeriod)
-	if l.Spec.RenewTime == nil || l.Spec.RenewTime.After(floor) {
-		return now
-	}
-	return floor
 }
 
 // collect deletes the Leases of members this one considers dead, so that
