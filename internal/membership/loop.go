@@ -56,7 +56,7 @@ func (m *Member) step(ctx context.Context) error {
 	claims := make([]bool, len(m.held))
 	copy(claims, m.held)
 	changed := false
-	var gained []int
+	var gained, regained []int
 	for b := range claims {
 		mine := owner[b] == m.opts.Identity
 		switch {
@@ -66,14 +66,23 @@ func (m *Member) step(ctx context.Context) error {
 				claims[b], changed = false, true
 			}
 		case claims[b] && mine:
-			m.draining[b] = false
+			if m.draining[b] {
+				// The member that was to take it is gone before the
+				// drain ended: the work refused meanwhile must be
+				// queued again.
+				m.draining[b] = false
+				regained = append(regained, b)
+			}
 		case !claims[b] && mine && !m.claimedByPeerLocked(b, now):
 			claims[b], changed = true, true
 			gained = append(gained, b)
 		}
 	}
 	due := !m.acting || now.Sub(m.renewed) >= m.opts.RenewPeriod
+	subs := append([]func([]int){}, m.subs...)
 	m.mu.Unlock()
+	// The Lease still claims a regained bucket: it is reported at once.
+	notify(subs, regained)
 	if due && m.acting {
 		m.collect(ctx, now)
 	}
@@ -92,15 +101,22 @@ func (m *Member) step(ctx context.Context) error {
 	}
 	m.held = claims
 	m.acting, m.renewed = true, now
-	subs := append([]func([]int){}, m.subs...)
 	m.mu.Unlock()
 	if len(gained) > 0 {
 		m.opts.Log.V(1).Info("buckets taken", "count", len(gained))
-		for _, f := range subs {
-			f(gained)
-		}
 	}
+	notify(subs, gained)
 	return nil
+}
+
+// notify calls each of subs with buckets, if there are any.
+func notify(subs []func([]int), buckets []int) {
+	if len(buckets) == 0 {
+		return
+	}
+	for _, f := range subs {
+		f(buckets)
+	}
 }
 
 // liveLocked returns the identities of the live members, this one included.

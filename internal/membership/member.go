@@ -121,8 +121,9 @@ func (m *Member) Held() []int {
 }
 
 // OnGained registers f to be called, from the member's goroutine, with the
-// buckets this member has just taken, so that their work can be queued. f
-// must return quickly.
+// buckets this member has just taken, or kept after it had begun to hand
+// them over (Acquire refused their work meanwhile), so that their work can
+// be queued. f must return quickly.
 func (m *Member) OnGained(f func(gained []int)) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

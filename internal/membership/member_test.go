@@ -325,6 +325,61 @@ func TestHandoverWaitsForAdmittedWork(t *testing.T) {
 	split(t, 10*time.Second, a, b)
 }
 
+// TestRegainedBucketIsReportedGained: a bucket that its member was
+// draining, because a joining member was to take it, becomes the first
+// member's again when the joiner leaves before the drain ends. The work
+// refused while it drained must be queued again, so the member reports
+// the bucket through OnGained.
+func TestRegainedBucketIsReportedGained(t *testing.T) {
+	ns := newNamespace(t)
+	a := startMember(t, ns, "a", nil)
+	var mu sync.Mutex
+	var gained []int
+	a.OnGained(func(g []int) {
+		mu.Lock()
+		gained = append(gained, g...)
+		mu.Unlock()
+	})
+	split(t, 10*time.Second, a)
+	x := slices.Index(membership.Assign([]string{"a", "b"}, buckets), "b")
+	release, ok := a.Acquire(x)
+	if !ok {
+		t.Fatalf("a cannot admit work on bucket %d", x)
+	}
+	defer release()
+	b := startMember(t, ns, "b", nil)
+	eventually(t, 10*time.Second, "a to drain the bucket b is to take", func() error {
+		if rel, ok := a.Acquire(x); ok {
+			rel()
+			return errors.New("a still admits work")
+		}
+		return nil
+	})
+	eventually(t, 10*time.Second, "b to take the rest of its share", func() error {
+		if n := len(b.Held()); n < countOf(membership.Assign([]string{"a", "b"}, buckets), "b")-1 {
+			return fmt.Errorf("b holds %d buckets", n)
+		}
+		return nil
+	})
+	mu.Lock()
+	gained = nil
+	mu.Unlock()
+	b.stop(t)
+	eventually(t, 10*time.Second, fmt.Sprintf("a to report bucket %d gained again", x), func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		if !slices.Contains(gained, x) {
+			return fmt.Errorf("a reported %v", gained)
+		}
+		return nil
+	})
+	rel, ok := a.Acquire(x)
+	if !ok {
+		t.Fatalf("a reported bucket %d gained but does not admit work on it", x)
+	}
+	rel()
+}
+
 func countOf(s []string, v string) int {
 	n := 0
 	for _, x := range s {
