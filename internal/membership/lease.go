@@ -2,6 +2,7 @@ package membership
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,11 +11,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// errLeaseTaken says that this member's Lease names another holder: two
+// members have one Lease name, and neither may trust its claims.
+var errLeaseTaken = errors.New("membership: the lease names another holder")
+
 // writeLease creates or updates this member's Lease with claims.
 func (m *Member) writeLease(ctx context.Context, claims []bool, now time.Time) error {
 	ctx, cancel := context.WithTimeout(ctx, m.opts.RenewPeriod)
 	defer cancel()
-	leases := m.kube.CoordinationV1().Leases(m.opts.Namespace)
 	mt := metav1.NewMicroTime(now)
 	seconds := int32(m.opts.LeaseDuration / time.Second)
 	lease := &coordinationv1.Lease{
@@ -31,25 +35,34 @@ func (m *Member) writeLease(ctx context.Context, claims []bool, now time.Time) e
 		},
 	}
 	m.mu.Lock()
-	rv := m.rv
+	lease.ResourceVersion = m.rv
 	m.mu.Unlock()
-	var out *coordinationv1.Lease
-	var err error
-	if rv == "" {
+	if lease.ResourceVersion == "" {
 		lease.Spec.AcquireTime = &mt
-		out, err = leases.Create(ctx, lease, metav1.CreateOptions{})
-	} else {
-		lease.ResourceVersion = rv
-		out, err = leases.Update(ctx, lease, metav1.UpdateOptions{})
-		if apierrors.IsNotFound(err) {
-			// Someone deleted our Lease: the others already treat our
-			// buckets as free, so we must not claim we still act on them.
-			m.mu.Lock()
-			m.stopActingLocked()
-			m.rv = ""
-			m.mu.Unlock()
-			return fmt.Errorf("lease %s was deleted", m.leaseName)
+	}
+	out, err := m.putLease(ctx, lease)
+	if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
+		// An earlier write was made but its answer was lost, so the
+		// Lease is ahead of the resourceVersion this member knows. It is
+		// read again and, if it is still ours, written over.
+		var cur *coordinationv1.Lease
+		cur, err = m.kube.CoordinationV1().Leases(m.opts.Namespace).Get(ctx, m.leaseName, metav1.GetOptions{})
+		if err == nil {
+			if h := cur.Spec.HolderIdentity; h == nil || *h != m.opts.Identity {
+				return fmt.Errorf("%w: lease %s", errLeaseTaken, m.leaseName)
+			}
+			lease.ResourceVersion = cur.ResourceVersion
+			out, err = m.putLease(ctx, lease)
 		}
+	}
+	if apierrors.IsNotFound(err) {
+		// Someone deleted our Lease: the others already treat our
+		// buckets as free, so we must not claim we still act on them.
+		m.mu.Lock()
+		m.stopActingLocked()
+		m.rv = ""
+		m.mu.Unlock()
+		return fmt.Errorf("lease %s was deleted", m.leaseName)
 	}
 	if err != nil {
 		return err
@@ -58,4 +71,13 @@ func (m *Member) writeLease(ctx context.Context, claims []bool, now time.Time) e
 	m.rv = out.ResourceVersion
 	m.mu.Unlock()
 	return nil
+}
+
+// putLease creates lease when it has no resourceVersion, else updates it.
+func (m *Member) putLease(ctx context.Context, lease *coordinationv1.Lease) (*coordinationv1.Lease, error) {
+	leases := m.kube.CoordinationV1().Leases(m.opts.Namespace)
+	if lease.ResourceVersion == "" {
+		return leases.Create(ctx, lease, metav1.CreateOptions{})
+	}
+	return leases.Update(ctx, lease, metav1.UpdateOptions{})
 }

@@ -2,6 +2,7 @@ package membership
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -90,6 +91,12 @@ func (m *Member) step(ctx context.Context) error {
 		return nil
 	}
 	if err := m.writeLease(ctx, claims, now); err != nil {
+		if errors.Is(err, errLeaseTaken) {
+			m.mu.Lock()
+			m.stopActingLocked()
+			m.mu.Unlock()
+			return err
+		}
 		m.opts.Log.V(1).Info("lease write failed; retrying", "lease", m.leaseName, "error", err.Error())
 		return nil // the renew deadline above decides when to give up
 	}
