@@ -15,8 +15,12 @@ import (
 // members have one Lease name, and neither may trust its claims.
 var errLeaseTaken = errors.New("membership: the lease names another holder")
 
-// writeLease creates or updates this member's Lease with claims.
-func (m *Member) writeLease(ctx context.Context, claims []bool, now time.Time) error {
+// errLeaseDeleted says that this member's Lease is gone.
+var errLeaseDeleted = errors.New("membership: the lease was deleted")
+
+// writeLease creates or updates this member's Lease with claims, within
+// one renew period, and returns its new resourceVersion.
+func (m *Member) writeLease(ctx context.Context, claims []bool, now time.Time) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, m.opts.RenewPeriod)
 	defer cancel()
 	mt := metav1.NewMicroTime(now)
@@ -49,28 +53,19 @@ func (m *Member) writeLease(ctx context.Context, claims []bool, now time.Time) e
 		cur, err = m.kube.CoordinationV1().Leases(m.opts.Namespace).Get(ctx, m.leaseName, metav1.GetOptions{})
 		if err == nil {
 			if h := cur.Spec.HolderIdentity; h == nil || *h != m.opts.Identity {
-				return fmt.Errorf("%w: lease %s", errLeaseTaken, m.leaseName)
+				return "", fmt.Errorf("%w: lease %s", errLeaseTaken, m.leaseName)
 			}
 			lease.ResourceVersion = cur.ResourceVersion
 			out, err = m.putLease(ctx, lease)
 		}
 	}
 	if apierrors.IsNotFound(err) {
-		// Someone deleted our Lease: the others already treat our
-		// buckets as free, so we must not claim we still act on them.
-		m.mu.Lock()
-		m.stopActingLocked()
-		m.rv = ""
-		m.mu.Unlock()
-		return fmt.Errorf("lease %s was deleted", m.leaseName)
+		return "", fmt.Errorf("%w: lease %s", errLeaseDeleted, m.leaseName)
 	}
 	if err != nil {
-		return err
+		return "", err
 	}
-	m.mu.Lock()
-	m.rv = out.ResourceVersion
-	m.mu.Unlock()
-	return nil
+	return out.ResourceVersion, nil
 }
 
 // putLease creates lease when it has no resourceVersion, else updates it.

@@ -48,8 +48,8 @@ func (m *Member) Start(ctx context.Context) error {
 func (m *Member) step(ctx context.Context) error {
 	now := m.opts.Clock.Now()
 	m.mu.Lock()
-	if m.acting && now.Sub(m.renewed) > m.renewDeadline {
-		m.stopActingLocked()
+	if !m.renewed.IsZero() && now.Sub(m.renewed) > m.renewDeadline {
+		m.loseLeaseLocked()
 		m.mu.Unlock()
 		return fmt.Errorf("membership: lease %s/%s not renewed for %s: stopped acting", m.opts.Namespace, m.leaseName, now.Sub(m.renewed).Round(time.Millisecond))
 	}
@@ -64,6 +64,8 @@ func (m *Member) step(ctx context.Context) error {
 		case claims[b] && !mine:
 			m.draining[b] = true
 			if m.inflight[b] == 0 {
+				// It stops being held before the write that drops it.
+				m.held[b], m.draining[b] = false, false
 				claims[b], changed = false, true
 			}
 		case claims[b] && mine:
@@ -79,40 +81,53 @@ func (m *Member) step(ctx context.Context) error {
 			gained = append(gained, b)
 		}
 	}
-	due := !m.acting || now.Sub(m.renewed) >= m.opts.RenewPeriod
+	due := m.rv == "" || now.Sub(m.renewed) >= m.opts.RenewPeriod
+	epoch := m.epoch
 	subs := append([]func([]int){}, m.subs...)
 	m.mu.Unlock()
 	// The Lease still claims a regained bucket: it is reported at once.
 	notify(subs, regained)
-	if due && m.acting {
-		m.collect(ctx, now)
-	}
 	if !changed && !due {
 		return nil
 	}
-	if err := m.writeLease(ctx, claims, now); err != nil {
-		if errors.Is(err, errLeaseTaken) {
-			m.mu.Lock()
-			m.stopActingLocked()
-			m.mu.Unlock()
-			return err
-		}
+	rv, err := m.writeLease(ctx, claims, now)
+	switch {
+	case errors.Is(err, errLeaseTaken):
+		m.mu.Lock()
+		m.loseLeaseLocked()
+		m.mu.Unlock()
+		return err
+	case errors.Is(err, errLeaseDeleted):
+		// The others already treat this member's buckets as free: it
+		// stops acting at once, and joins again with a new Lease.
+		m.mu.Lock()
+		m.loseLeaseLocked()
+		m.rv = ""
+		m.mu.Unlock()
+		m.opts.Log.Info("lease deleted by someone else; joining again", "lease", m.leaseName)
+		return nil
+	case err != nil:
 		m.opts.Log.V(1).Info("lease write failed; retrying", "lease", m.leaseName, "error", err.Error())
 		return nil // the renew deadline above decides when to give up
 	}
 	m.mu.Lock()
-	for b := range claims {
-		if !claims[b] {
-			m.draining[b] = false
-		}
+	if m.epoch != epoch {
+		m.mu.Unlock()
+		return nil
 	}
-	m.held = claims
-	m.acting, m.renewed = true, now
+	m.rv = rv
+	for _, b := range gained {
+		m.held[b] = true
+	}
+	m.renewed, m.actUntil = now, now.Add(m.renewDeadline)
 	m.mu.Unlock()
 	if len(gained) > 0 {
 		m.opts.Log.V(1).Info("buckets taken", "count", len(gained))
 	}
 	notify(subs, gained)
+	if due {
+		m.collect(ctx, now)
+	}
 	return nil
 }
 
@@ -146,8 +161,11 @@ func (m *Member) claimedByPeerLocked(b int, now time.Time) bool {
 	return false
 }
 
-func (m *Member) stopActingLocked() {
-	m.acting = false
+// loseLeaseLocked ends this member's right to act: it holds nothing, and
+// the outcome of a write in flight is not applied.
+func (m *Member) loseLeaseLocked() {
+	m.actUntil = time.Time{}
+	m.epoch++
 	for b := range m.held {
 		m.held[b], m.draining[b] = false, false
 	}
@@ -172,7 +190,7 @@ func (m *Member) leave(log logr.Logger) error {
 	}
 	left := m.outstanding()
 	m.mu.Lock()
-	m.stopActingLocked()
+	m.loseLeaseLocked()
 	m.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -25,15 +25,22 @@ type Member struct {
 	renewDeadline time.Duration
 	wake          chan struct{}
 
-	mu       sync.Mutex
-	acting   bool   // the Lease is current; false before the first write and after losing it
-	held     []bool // buckets this member's Lease claims
+	mu sync.Mutex
+	// held are the buckets this member's Lease claims, as last written; a
+	// bucket being given up leaves held before the write that drops it.
+	held     []bool
 	draining []bool // held buckets being given up: no new work
 	inflight []int  // admitted work per bucket
 	peers    map[string]*peer
 	subs     []func(gained []int)
-	rv       string    // resourceVersion of our Lease as last written
-	renewed  time.Time // start of the last successful renewal
+	rv       string    // resourceVersion of our Lease as last written; "" when there is none
+	renewed  time.Time // start of the last successful renewal; zero before the first
+	// actUntil ends this member's right to act on what it holds:
+	// renewed + renewDeadline, on its own clock. Zero when it has none.
+	actUntil time.Time
+	// epoch counts the times this member lost its Lease; the outcome of
+	// a write begun before a loss is not applied.
+	epoch int
 }
 
 // peer is another member's Lease as this member last saw it.
@@ -79,7 +86,7 @@ func (m *Member) Bucket(key string) int { return Bucket(key, m.opts.Buckets) }
 func (m *Member) Acquire(b int) (release func(), ok bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if !m.acting || !m.held[b] || m.draining[b] {
+	if !m.mayActLocked(b, m.opts.Clock.Now()) || m.draining[b] {
 		return nil, false
 	}
 	m.inflight[b]++
@@ -98,26 +105,47 @@ func (m *Member) Acquire(b int) (release func(), ok bool) {
 }
 
 // Owns reports whether this member still holds bucket b (it may be handing
-// it over). A writer whose conditional write lost (412) asks it before it
-// applies anything again: a member that lost its Lease, or the bucket, must
-// not.
+// it over) and its right to act has not ended: the deadline that each
+// successful renewal of its Lease moves forward, on its own clock. A writer
+// asks it right before each write attempt: a member that lost its Lease,
+// or the bucket, must not write.
 func (m *Member) Owns(b int) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.acting && m.held[b]
+	return m.mayActLocked(b, m.opts.Clock.Now())
+}
+
+// ActUntil reports when this member's right to act on bucket b ends: ok
+// is false when it may not act on b now (as Owns), else until is the start
+// of its last successful renewal plus the renew deadline, on its Clock.
+// Later renewals move it forward. A caller ends the whole life of a write
+// (attempts, retries, waits) by until.
+func (m *Member) ActUntil(b int) (until time.Time, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.mayActLocked(b, m.opts.Clock.Now()) {
+		return time.Time{}, false
+	}
+	return m.actUntil, true
 }
 
 // Held returns the buckets this member may take new work for now.
 func (m *Member) Held() []int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	now := m.opts.Clock.Now()
 	var out []int
-	for b, h := range m.held {
-		if h && m.acting && !m.draining[b] {
+	for b := range m.held {
+		if m.mayActLocked(b, now) && !m.draining[b] {
 			out = append(out, b)
 		}
 	}
 	return out
+}
+
+// mayActLocked reports whether this member may act on bucket b at now.
+func (m *Member) mayActLocked(b int, now time.Time) bool {
+	return m.held[b] && now.Before(m.actUntil)
 }
 
 // OnGained registers f to be called, from the member's goroutine, with the

@@ -62,9 +62,12 @@ func (m *Member) observe(obj any) {
 }
 
 // collect deletes the Leases of members this one considers dead, so that
-// the Leases of killed replicas do not pile up. The delete is conditional on
-// the resourceVersion seen: a Lease renewed meanwhile is kept.
+// the Leases of killed replicas do not pile up, within one renew period in
+// all. The delete is conditional on the resourceVersion seen: a Lease
+// renewed meanwhile is kept.
 func (m *Member) collect(ctx context.Context, now time.Time) {
+	ctx, cancel := context.WithTimeout(ctx, m.opts.RenewPeriod)
+	defer cancel()
 	m.mu.Lock()
 	var dead []struct{ name, rv string }
 	for name, p := range m.peers {
