@@ -29,7 +29,7 @@ func (m *Member) writeLease(ctx context.Context, claims []bool, now time.Time) (
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        m.leaseName,
 			Namespace:   m.opts.Namespace,
-			Labels:      map[string]string{LabelMember: "true"},
+			Labels:      map[string]string{LabelMember: m.opts.Group},
 			Annotations: map[string]string{AnnotationBuckets: encodeClaims(claims)},
 		},
 		Spec: coordinationv1.LeaseSpec{

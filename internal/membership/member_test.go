@@ -282,6 +282,37 @@ func TestMembersShareTheBuckets(t *testing.T) {
 	}
 }
 
+// TestGroupsDoNotShareBuckets: the members of two groups in one namespace
+// (two installations) do not see each other: each holds every bucket of
+// its own group, and each Lease is labelled with its group.
+func TestGroupsDoNotShareBuckets(t *testing.T) {
+	ns := newNamespace(t)
+	optsA, optsB := testOptions(ns, "a"), testOptions(ns, "b")
+	optsA.Group, optsB.Group = "blue", "green"
+	a := startMemberWith(t, optsA, nil)
+	b := startMemberWith(t, optsB, nil)
+	split(t, 10*time.Second, a)
+	split(t, 10*time.Second, b)
+	always(t, 2*leaseDuration, "each group holding every bucket", func() error {
+		for _, m := range []*running{a, b} {
+			if n := len(m.Held()); n != buckets {
+				return fmt.Errorf("%s holds %d buckets", m.Identity(), n)
+			}
+		}
+		return nil
+	})
+	kube := kubernetes.NewForConfigOrDie(restConfig)
+	for name, group := range map[string]string{"listkeeper-member-a": "blue", "listkeeper-member-b": "green"} {
+		l, err := kube.CoordinationV1().Leases(ns).Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := l.Labels[membership.LabelMember]; got != group {
+			t.Errorf("Lease %s is labelled %s=%q, want %q", name, membership.LabelMember, got, group)
+		}
+	}
+}
+
 // TestHandoverWaitsForAdmittedWork: a bucket that must move to a joining
 // member stays with its old owner, which takes no new work for it, until
 // the work it admitted is released; only then does the new member take it.
@@ -506,7 +537,7 @@ func createDeadLease(t *testing.T, ns, id string) string {
 	secs := int32(leaseDuration / time.Second)
 	dead := &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{Name: "listkeeper-member-" + id, Namespace: ns,
-			Labels:      map[string]string{membership.LabelMember: "true"},
+			Labels:      map[string]string{membership.LabelMember: membership.DefaultGroup},
 			Annotations: map[string]string{membership.AnnotationBuckets: encodeAll(buckets)}},
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: &id, LeaseDurationSeconds: &secs, RenewTime: &long, AcquireTime: &long},
 	}

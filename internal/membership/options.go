@@ -3,9 +3,11 @@ package membership
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/clock"
 )
 
@@ -22,9 +24,12 @@ const (
 	// DefaultShutdownTimeout bounds how long a member waits on shutdown
 	// for the work it admitted before it deletes its Lease anyway.
 	DefaultShutdownTimeout = 10 * time.Second
+	// DefaultGroup is the member group of a member whose Options name none.
+	DefaultGroup = "listkeeper"
 )
 
-// LabelMember marks the Leases of listkeeper's members; its value is "true".
+// LabelMember marks the Leases of listkeeper's members; its value is the
+// member group (Options.Group).
 const LabelMember = "listkeeper.dev/member"
 
 // AnnotationBuckets holds, on a member's Lease, the buckets it holds.
@@ -34,6 +39,11 @@ const AnnotationBuckets = "listkeeper.dev/buckets"
 type Options struct {
 	// Namespace is where the Leases live: the operator's namespace.
 	Namespace string
+	// Group is the member group: a member's Lease is labelled
+	// LabelMember=Group and it sees only the Leases of its own group, so
+	// two installations in one namespace never share buckets. It must be
+	// a valid label value. Default: DefaultGroup.
+	Group string
 	// Identity names this member; default: POD_NAME, or the host name, with
 	// a random suffix, so that a restarted process is a new member.
 	Identity string
@@ -57,6 +67,12 @@ type Options struct {
 func (opts Options) withDefaults() (Options, error) {
 	if opts.Namespace == "" {
 		return opts, errors.New("membership: a namespace is required")
+	}
+	if opts.Group == "" {
+		opts.Group = DefaultGroup
+	}
+	if errs := validation.IsValidLabelValue(opts.Group); len(errs) > 0 {
+		return opts, fmt.Errorf("membership: group %q is not a label value: %s", opts.Group, strings.Join(errs, "; "))
 	}
 	if opts.Identity == "" {
 		opts.Identity = defaultIdentity()

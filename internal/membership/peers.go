@@ -8,16 +8,19 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 )
 
-// watchPeers starts an informer on the members' Leases and waits for it to
-// sync.
+// watchPeers starts an informer on the Leases of this member's group and
+// waits for it to sync.
 func (m *Member) watchPeers(ctx context.Context) error {
 	factory := informers.NewSharedInformerFactoryWithOptions(m.kube, 0,
 		informers.WithNamespace(m.opts.Namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = LabelMember + "=true" }))
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.LabelSelector = labels.Set{LabelMember: m.opts.Group}.String()
+		}))
 	inf := factory.Coordination().V1().Leases().Informer()
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { m.observe(obj) },
