@@ -59,24 +59,21 @@ func (m *Member) step(ctx context.Context) error {
 	changed := false
 	var gained, regained []int
 	for b := range claims {
-		mine := owner[b] == m.opts.Identity
-		switch {
-		case claims[b] && !mine:
+		v := bucketView{held: m.held[b], draining: m.draining[b], inflight: m.inflight[b],
+			mine: owner[b] == m.opts.Identity, claimed: m.claimedByPeerLocked(b, now)}
+		switch decide(v) {
+		case drain:
 			m.draining[b] = true
-			if m.inflight[b] == 0 {
-				// It stops being held before the write that drops it.
-				m.held[b], m.draining[b] = false, false
-				claims[b], changed = false, true
-			}
-		case claims[b] && mine:
-			if m.draining[b] {
-				// The member that was to take it is gone before the
-				// drain ended: the work refused meanwhile must be
-				// queued again.
-				m.draining[b] = false
-				regained = append(regained, b)
-			}
-		case !claims[b] && mine && !m.claimedByPeerLocked(b, now):
+		case drop:
+			// It stops being held before the write that drops it.
+			m.held[b], m.draining[b] = false, false
+			claims[b], changed = false, true
+		case retake:
+			// The member that was to take it is gone before the drain
+			// ended: the work refused meanwhile must be queued again.
+			m.draining[b] = false
+			regained = append(regained, b)
+		case take:
 			claims[b], changed = true, true
 			gained = append(gained, b)
 		}
