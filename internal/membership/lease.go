@@ -19,8 +19,8 @@ var errLeaseTaken = errors.New("membership: the lease names another holder")
 var errLeaseDeleted = errors.New("membership: the lease was deleted")
 
 // writeLease creates or updates this member's Lease with claims, within
-// one renew period, and returns its new resourceVersion.
-func (m *Member) writeLease(ctx context.Context, claims []bool, now time.Time) (string, error) {
+// one renew period, and returns it as written.
+func (m *Member) writeLease(ctx context.Context, claims []bool, now time.Time) (*coordinationv1.Lease, error) {
 	ctx, cancel := context.WithTimeout(ctx, m.opts.RenewPeriod)
 	defer cancel()
 	mt := metav1.NewMicroTime(now)
@@ -53,19 +53,16 @@ func (m *Member) writeLease(ctx context.Context, claims []bool, now time.Time) (
 		cur, err = m.kube.CoordinationV1().Leases(m.opts.Namespace).Get(ctx, m.leaseName, metav1.GetOptions{})
 		if err == nil {
 			if h := cur.Spec.HolderIdentity; h == nil || *h != m.opts.Identity {
-				return "", fmt.Errorf("%w: lease %s", errLeaseTaken, m.leaseName)
+				return nil, fmt.Errorf("%w: lease %s", errLeaseTaken, m.leaseName)
 			}
 			lease.ResourceVersion = cur.ResourceVersion
 			out, err = m.putLease(ctx, lease)
 		}
 	}
 	if apierrors.IsNotFound(err) {
-		return "", fmt.Errorf("%w: lease %s", errLeaseDeleted, m.leaseName)
+		return nil, fmt.Errorf("%w: lease %s", errLeaseDeleted, m.leaseName)
 	}
-	if err != nil {
-		return "", err
-	}
-	return out.ResourceVersion, nil
+	return out, err
 }
 
 // putLease creates lease when it has no resourceVersion, else updates it.
@@ -75,4 +72,24 @@ func (m *Member) putLease(ctx context.Context, lease *coordinationv1.Lease) (*co
 		return leases.Create(ctx, lease, metav1.CreateOptions{})
 	}
 	return leases.Update(ctx, lease, metav1.UpdateOptions{})
+}
+
+// deleteLease deletes this member's Lease, if it has one. It waits up to a
+// lease duration: after that the others consider the Lease expired anyway.
+func (m *Member) deleteLease(ctx context.Context) error {
+	m.mu.Lock()
+	uid := m.uid
+	m.mu.Unlock()
+	if uid == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, m.opts.LeaseDuration)
+	defer cancel()
+	err := m.kube.CoordinationV1().Leases(m.opts.Namespace).Delete(ctx, m.leaseName, metav1.DeleteOptions{
+		Preconditions: &metav1.Preconditions{UID: &uid},
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("membership: delete lease %s: %w", m.leaseName, err)
+	}
+	return nil
 }

@@ -7,13 +7,16 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
 )
 
-// Start runs the membership until ctx ends (then it drains, deletes its
-// Lease and returns nil) or until the Lease cannot be renewed for the renew
-// deadline (then it stops acting and returns an error).
+// Start runs the membership until ctx ends, or until the Lease cannot be
+// renewed for the renew deadline: then it has stopped acting, and it
+// returns an error. When ctx ends it hands every bucket over (it waits for
+// the work it admitted, for up to ShutdownTimeout), deletes its Lease and
+// returns nil; if work is still outstanding then, it stops acting and
+// leaves its Lease to expire, so that the others take over as from a
+// member that died.
 func (m *Member) Start(ctx context.Context) error {
 	log := m.opts.Log.WithValues("member", m.opts.Identity)
 	watchCtx, stopWatch := context.WithCancel(context.Background())
@@ -21,7 +24,10 @@ func (m *Member) Start(ctx context.Context) error {
 	if err := m.watchPeers(watchCtx); err != nil {
 		return err
 	}
-	if err := m.step(ctx); err != nil {
+	// Every call has its own deadline; the end of ctx starts the leave,
+	// which still needs the API server.
+	calls := context.WithoutCancel(ctx)
+	if err := m.step(calls); err != nil {
 		return err
 	}
 	log.Info("joined", "lease", m.opts.Namespace+"/"+m.leaseName, "buckets", len(m.Held()))
@@ -30,14 +36,14 @@ func (m *Member) Start(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
-			return m.leave(log)
+			return m.leave(calls, ticker, log)
 		case <-ticker.C():
 		case <-m.wake:
 		}
-		if err := m.step(ctx); err != nil {
-			if ctx.Err() != nil {
-				return m.leave(log)
-			}
+		if ctx.Err() != nil {
+			return m.leave(calls, ticker, log)
+		}
+		if err := m.step(calls); err != nil {
 			return err
 		}
 	}
@@ -58,9 +64,11 @@ func (m *Member) step(ctx context.Context) error {
 	copy(claims, m.held)
 	changed := false
 	var gained, regained []int
+	settle := map[int]time.Time{}
 	for b := range claims {
 		v := bucketView{held: m.held[b], draining: m.draining[b], inflight: m.inflight[b],
-			mine: owner[b] == m.opts.Identity, claimed: m.claimedByPeerLocked(b, now)}
+			mine:    !m.leaving && owner[b] == m.opts.Identity,
+			claimed: m.claimedByPeerLocked(b, now), settled: !now.Before(m.settle[b])}
 		switch decide(v) {
 		case drain:
 			m.draining[b] = true
@@ -76,9 +84,10 @@ func (m *Member) step(ctx context.Context) error {
 		case take:
 			claims[b], changed = true, true
 			gained = append(gained, b)
+			settle[b] = settleAfter(now, m.claimEndsLocked(b), m.opts.LateWriteBound)
 		}
 	}
-	due := m.rv == "" || now.Sub(m.renewed) >= m.opts.RenewPeriod
+	due := (m.rv == "" && !m.leaving) || (m.rv != "" && now.Sub(m.renewed) >= m.opts.RenewPeriod)
 	epoch := m.epoch
 	subs := append([]func([]int){}, m.subs...)
 	m.mu.Unlock()
@@ -87,7 +96,7 @@ func (m *Member) step(ctx context.Context) error {
 	if !changed && !due {
 		return nil
 	}
-	rv, err := m.writeLease(ctx, claims, now)
+	out, err := m.writeLease(ctx, claims, now)
 	switch {
 	case errors.Is(err, errLeaseTaken):
 		m.mu.Lock()
@@ -99,7 +108,7 @@ func (m *Member) step(ctx context.Context) error {
 		// stops acting at once, and joins again with a new Lease.
 		m.mu.Lock()
 		m.loseLeaseLocked()
-		m.rv = ""
+		m.rv, m.uid = "", ""
 		m.mu.Unlock()
 		m.opts.Log.Info("lease deleted by someone else; joining again", "lease", m.leaseName)
 		return nil
@@ -112,9 +121,10 @@ func (m *Member) step(ctx context.Context) error {
 		m.mu.Unlock()
 		return nil
 	}
-	m.rv = rv
+	m.rv, m.uid = out.ResourceVersion, out.UID
+	copy(m.written, claims)
 	for _, b := range gained {
-		m.held[b] = true
+		m.held[b], m.settle[b] = true, settle[b]
 	}
 	m.renewed, m.actUntil = now, now.Add(m.renewDeadline)
 	m.mu.Unlock()
@@ -151,11 +161,25 @@ func (m *Member) liveLocked(now time.Time) []string {
 
 func (m *Member) claimedByPeerLocked(b int, now time.Time) bool {
 	for _, p := range m.peers {
-		if now.Sub(p.seen) < m.opts.LeaseDuration && p.claims != nil && p.claims[b] {
+		if now.Sub(p.seen) < m.opts.LeaseDuration && p.claims[b] {
 			return true
 		}
 	}
 	return false
+}
+
+// claimEndsLocked returns the claimEnds of the holders whose claim on
+// bucket b ended ungracefully in this member's view: the deleted Leases
+// that claimed it, and the Leases that claim it still (they have expired,
+// or b could not be taken).
+func (m *Member) claimEndsLocked(b int) []time.Time {
+	ends := []time.Time{m.gone[b]}
+	for _, p := range m.peers {
+		if p.claims[b] {
+			ends = append(ends, claimEnd(p.seen, time.Time{}, m.opts.LeaseDuration))
+		}
+	}
+	return ends
 }
 
 // loseLeaseLocked ends this member's right to act: it holds nothing, and
@@ -164,39 +188,62 @@ func (m *Member) loseLeaseLocked() {
 	m.actUntil = time.Time{}
 	m.epoch++
 	for b := range m.held {
-		m.held[b], m.draining[b] = false, false
+		m.held[b], m.draining[b], m.settle[b] = false, false, time.Time{}
 	}
 }
 
-// leave drains every bucket, stops acting and deletes the Lease, so that
-// the other members take over at once.
-func (m *Member) leave(log logr.Logger) error {
+// leave hands every bucket over: it goes on renewing while the buckets
+// drain and are dropped from its Lease one by one, then deletes the Lease,
+// whose last claims are none, so that the others take over at once and
+// see a graceful handover. If some bucket is still held at
+// ShutdownTimeout, it stops acting and leaves its Lease to expire: the
+// others then take its buckets as a dead member's, and wait for its late
+// writes.
+func (m *Member) leave(ctx context.Context, ticker clock.Ticker, log logr.Logger) error {
 	m.mu.Lock()
-	for b := range m.held {
-		if m.held[b] {
-			m.draining[b] = true
-		}
-	}
+	m.leaving = true
 	m.mu.Unlock()
-	deadline := m.opts.Clock.Now().Add(m.opts.ShutdownTimeout)
-	for m.outstanding() > 0 && m.opts.Clock.Now().Before(deadline) {
+	giveUp := m.opts.Clock.Now().Add(m.opts.ShutdownTimeout)
+	for {
+		if err := m.step(ctx); err != nil {
+			return err
+		}
+		if !m.claimsAny() {
+			break
+		}
+		if !m.opts.Clock.Now().Before(giveUp) {
+			m.mu.Lock()
+			m.loseLeaseLocked()
+			m.mu.Unlock()
+			log.Info("left without handing over; the Lease is left to expire", "unfinished", m.outstanding())
+			return nil
+		}
 		select {
+		case <-ticker.C():
 		case <-m.wake:
-		case <-m.opts.Clock.After(50 * time.Millisecond):
 		}
 	}
-	left := m.outstanding()
 	m.mu.Lock()
 	m.loseLeaseLocked()
 	m.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	err := m.kube.CoordinationV1().Leases(m.opts.Namespace).Delete(ctx, m.leaseName, metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("membership: delete lease %s: %w", m.leaseName, err)
+	if err := m.deleteLease(ctx); err != nil {
+		return err
 	}
-	log.Info("left", "unfinished", left)
+	log.Info("left")
 	return nil
+}
+
+// claimsAny reports whether this member holds a bucket, or its Lease, as
+// last written, claims one.
+func (m *Member) claimsAny() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for b := range m.held {
+		if m.held[b] || m.written[b] {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *Member) outstanding() int {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -26,8 +27,9 @@ type Member struct {
 	wake          chan struct{}
 
 	mu sync.Mutex
-	// held are the buckets this member's Lease claims, as last written; a
-	// bucket being given up leaves held before the write that drops it.
+	// held are the buckets this member may act on while its right to act
+	// lasts: a bucket taken joins once the write that claims it succeeded,
+	// one given up leaves before the write that drops it is sent.
 	held     []bool
 	draining []bool // held buckets being given up: no new work
 	inflight []int  // admitted work per bucket
@@ -41,6 +43,15 @@ type Member struct {
 	// epoch counts the times this member lost its Lease; the outcome of
 	// a write begun before a loss is not applied.
 	epoch int
+	uid   types.UID // of our Lease as last written
+	// written are the buckets our Lease claims as last written.
+	written []bool
+	// settle is SettleAfter of each held bucket.
+	settle []time.Time
+	// gone is, per bucket, the last claimEnd of the deleted Leases that
+	// claimed it when they were deleted.
+	gone    []time.Time
+	leaving bool // Start's context ended: every bucket is handed over
 }
 
 // peer is another member's Lease as this member last saw it.
@@ -66,6 +77,9 @@ func New(kube kubernetes.Interface, opts Options) (*Member, error) {
 		held:          make([]bool, opts.Buckets),
 		draining:      make([]bool, opts.Buckets),
 		inflight:      make([]int, opts.Buckets),
+		written:       make([]bool, opts.Buckets),
+		settle:        make([]time.Time, opts.Buckets),
+		gone:          make([]time.Time, opts.Buckets),
 		peers:         map[string]*peer{},
 	}, nil
 }
@@ -127,6 +141,27 @@ func (m *Member) ActUntil(b int) (until time.Time, ok bool) {
 		return time.Time{}, false
 	}
 	return m.actUntil, true
+}
+
+// SettleAfter returns, for a bucket this member holds, the instant on its
+// Clock before which a write sent by a previous holder of b may still land
+// at a server. It is zero when this member took b gracefully: the last
+// Lease it saw claiming b dropped the claim while it was live (a drained
+// handover), or no Lease claimed b. When it took b ungracefully (the Lease
+// that claimed b expired in its view, or was deleted while it claimed b),
+// it is when that holder's right to act ended at the latest (the Lease
+// last seen to change plus the lease duration, or the deletion seen) plus
+// LateWriteBound; zero if that had passed when this member took b. A
+// change must not be settled on "the list already holds it" before this
+// instant, and the bucket's documents are to be verified again once after
+// it. It is zero for a bucket this member does not hold.
+func (m *Member) SettleAfter(b int) time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.held[b] {
+		return time.Time{}
+	}
+	return m.settle[b]
 }
 
 // Held returns the buckets this member may take new work for now.

@@ -27,9 +27,11 @@ import (
 // in its own namespace, with short leases.
 
 const (
-	leaseDuration = 1500 * time.Millisecond
-	renewPeriod   = 200 * time.Millisecond
-	buckets       = 64
+	leaseDuration  = 1500 * time.Millisecond
+	renewPeriod    = 200 * time.Millisecond
+	renewDeadline  = leaseDuration - 3*renewPeriod/2 // as membership computes it
+	lateWriteBound = 500 * time.Millisecond
+	buckets        = 64
 )
 
 var (
@@ -93,7 +95,7 @@ func startMember(t *testing.T, ns, id string, cfg *rest.Config) *running {
 func testOptions(ns, id string) membership.Options {
 	return membership.Options{
 		Namespace: ns, Identity: id, LeaseDuration: leaseDuration, RenewPeriod: renewPeriod,
-		Buckets: buckets, ShutdownTimeout: 5 * time.Second,
+		Buckets: buckets, ShutdownTimeout: 5 * time.Second, LateWriteBound: lateWriteBound,
 	}
 }
 
@@ -182,6 +184,19 @@ func split(t *testing.T, timeout time.Duration, members ...*running) {
 	})
 }
 
+// graceful checks that every bucket the members hold was handed over
+// gracefully: SettleAfter is zero.
+func graceful(t *testing.T, members ...*running) {
+	t.Helper()
+	for _, m := range members {
+		for _, b := range m.Held() {
+			if s := m.SettleAfter(b); !s.IsZero() {
+				t.Errorf("%s holds bucket %d with SettleAfter %s from now; want zero after a graceful handover", m.Identity(), b, time.Until(s).Round(time.Millisecond))
+			}
+		}
+	}
+}
+
 // always polls cond every 10 ms for the whole of d and fails at the first
 // poll where it returns an error.
 func always(t *testing.T, d time.Duration, what string, cond func() error) {
@@ -253,21 +268,27 @@ func (w *ownershipWatch) check(t *testing.T) {
 
 // TestMembersShareTheBuckets: one member holds every bucket; a second and a
 // third join and take their share; one leaves cleanly and the others take
-// its buckets at once, long before its Lease would have expired. No bucket
-// is ever held by two members.
+// its buckets at once, long before its Lease would have expired. Every
+// handover is graceful, and no bucket is ever owned by two members.
 func TestMembersShareTheBuckets(t *testing.T) {
 	ns := newNamespace(t)
 	a := startMember(t, ns, "a", nil)
 	split(t, 10*time.Second, a)
 	b := startMember(t, ns, "b", nil)
+	watch := watchOwnership(a, b)
 	split(t, 10*time.Second, a, b)
 	c := startMember(t, ns, "c", nil)
+	watch.check(t)
+	watch = watchOwnership(a, b, c)
 	split(t, 10*time.Second, a, b, c)
+	graceful(t, a, b, c)
 
 	left := time.Now()
 	b.stop(t)
 	split(t, leaseDuration, a, c)
 	t.Logf("after b left, a and c held every bucket within %s", time.Since(left).Round(time.Millisecond))
+	watch.check(t)
+	graceful(t, a, c)
 	leases, err := kubernetes.NewForConfigOrDie(restConfig).CoordinationV1().Leases(ns).List(context.Background(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -457,6 +478,7 @@ func TestMemberThatCannotRenewStopsThenExits(t *testing.T) {
 	cfg, link := flakyConfig()
 	a := startMember(t, ns, "a", cfg)
 	b := startMember(t, ns, "b", nil)
+	settles := settlesOnGained(b)
 	split(t, 10*time.Second, a, b)
 	aBuckets := a.Held()
 
@@ -495,14 +517,60 @@ func TestMemberThatCannotRenewStopsThenExits(t *testing.T) {
 	})
 	watch.check(t)
 	t.Logf("b held every bucket %s after the cut (lease %s)", time.Since(cut).Round(time.Millisecond), leaseDuration)
+	// a's Lease expired in b's view a lease duration after b last saw it
+	// change (a renews every one to one and a half renew periods); a's
+	// late writes may land until the late write bound after that.
+	settles.check(t, aBuckets, cut.Add(leaseDuration+lateWriteBound-3*renewPeriod/2), cut.Add(leaseDuration+lateWriteBound))
+}
+
+// gainedSettles records, for each bucket a member reports through
+// OnGained, its SettleAfter read in the callback.
+type gainedSettles struct {
+	m  *running
+	mu sync.Mutex
+	at map[int]time.Time
+}
+
+func settlesOnGained(m *running) *gainedSettles {
+	g := &gainedSettles{m: m, at: map[int]time.Time{}}
+	m.OnGained(func(gained []int) {
+		for _, b := range gained {
+			s := m.SettleAfter(b)
+			g.mu.Lock()
+			g.at[b] = s
+			g.mu.Unlock()
+		}
+	})
+	return g
+}
+
+// check fails unless the member reported each of bs through OnGained with
+// a SettleAfter between lo and hi (plus 100 ms for the informer and the
+// scheduler), and SettleAfter still says so.
+func (g *gainedSettles) check(t *testing.T, bs []int, lo, hi time.Time) {
+	t.Helper()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, b := range bs {
+		s, ok := g.at[b]
+		switch {
+		case !ok:
+			t.Errorf("%s did not report bucket %d through OnGained", g.m.Identity(), b)
+		case s.Before(lo) || s.After(hi.Add(100*time.Millisecond)):
+			t.Errorf("%s took bucket %d with SettleAfter %s, want between %s and %s", g.m.Identity(), b,
+				s.Format("15:04:05.000"), lo.Format("15:04:05.000"), hi.Format("15:04:05.000"))
+		case !g.m.SettleAfter(b).Equal(s):
+			t.Errorf("SettleAfter(%d) of %s changed from %s to %s while it held it", b, g.m.Identity(), s, g.m.SettleAfter(b))
+		}
+	}
 }
 
 // TestDeadLeaseExpiresALeaseDurationAfterFirstSight: the Lease of a member
 // killed long ago still claims every bucket. A member that joins cannot
 // tell its age (its renewTime was read on another node's clock), so it
 // gives it a full lease duration from first sight: it takes no bucket
-// before that, then takes them all, and deletes the dead Lease so that
-// such Leases do not pile up.
+// before that, then takes them all, ungracefully, and later deletes the
+// dead Lease so that such Leases do not pile up.
 func TestDeadLeaseExpiresALeaseDurationAfterFirstSight(t *testing.T) {
 	ns := newNamespace(t)
 	dead := createDeadLease(t, ns, "killed")
@@ -518,7 +586,24 @@ func TestDeadLeaseExpiresALeaseDurationAfterFirstSight(t *testing.T) {
 		return nil
 	})
 	split(t, 10*time.Second, a)
-	t.Logf("a held every bucket %s after it started, next to a dead Lease (lease duration %s)", time.Since(start).Round(time.Millisecond), leaseDuration)
+	took := time.Now()
+	t.Logf("a held every bucket %s after it started, next to a dead Lease (lease duration %s)", took.Sub(start).Round(time.Millisecond), leaseDuration)
+	// The dead Lease expired in a's view a lease duration after first
+	// sight; its holder's late writes may land until the late write bound
+	// after that.
+	for bk := range buckets {
+		if s := a.SettleAfter(bk); s.Before(start.Add(leaseDuration+lateWriteBound)) || s.After(took.Add(lateWriteBound)) {
+			t.Fatalf("a took bucket %d with SettleAfter %s after its start, want between %s and %s", bk,
+				s.Sub(start).Round(time.Millisecond), leaseDuration+lateWriteBound, (took.Sub(start) + lateWriteBound).Round(time.Millisecond))
+		}
+	}
+	// It is kept until it has been expired for a lease duration and the
+	// late write bound, so that a member starting later cannot take its
+	// buckets as handed over while its holder's writes may land.
+	always(t, time.Until(start.Add(2*leaseDuration+lateWriteBound)), "the dead Lease kept", func() error {
+		_, err := kube.CoordinationV1().Leases(ns).Get(context.Background(), dead, metav1.GetOptions{})
+		return err
+	})
 	eventually(t, 10*time.Second, "the dead Lease deleted", func() error {
 		_, err := kube.CoordinationV1().Leases(ns).Get(context.Background(), dead, metav1.GetOptions{})
 		if err == nil {

@@ -22,8 +22,13 @@ const (
 	// replica must use the same number.
 	DefaultBuckets = 256
 	// DefaultShutdownTimeout bounds how long a member waits on shutdown
-	// for the work it admitted before it deletes its Lease anyway.
+	// for the buckets it holds to be handed over; then it leaves its Lease
+	// to expire.
 	DefaultShutdownTimeout = 10 * time.Second
+	// DefaultLateWriteBound is how long after a member's right to act
+	// ended a write it sent may still land at a server: the ETag client's
+	// default request timeout.
+	DefaultLateWriteBound = 10 * time.Second
 	// DefaultGroup is the member group of a member whose Options name none.
 	DefaultGroup = "listkeeper"
 )
@@ -50,13 +55,20 @@ type Options struct {
 	// LeaseDuration defaults to DefaultLeaseDuration.
 	LeaseDuration time.Duration
 	// RenewPeriod defaults to DefaultRenewPeriod; it must be less than a
-	// third of LeaseDuration.
+	// third of LeaseDuration. It also bounds each call to the API server
+	// while the member runs.
 	RenewPeriod time.Duration
 	// Buckets defaults to DefaultBuckets.
 	Buckets int
 	// ShutdownTimeout defaults to DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
-	// Clock defaults to the real clock.
+	// LateWriteBound is how long after a member's right to act ended a
+	// write it sent may still land at a server (a request held by a slow
+	// server or proxy). It sets SettleAfter, and how long the Lease of a
+	// dead member is kept. Default: DefaultLateWriteBound.
+	LateWriteBound time.Duration
+	// Clock defaults to the real clock. A member's right to act is
+	// measured on it, so it should be monotonic, as the real one is.
 	Clock clock.WithTicker
 	// Log defaults to discarding.
 	Log logr.Logger
@@ -89,6 +101,9 @@ func (opts Options) withDefaults() (Options, error) {
 	if opts.ShutdownTimeout == 0 {
 		opts.ShutdownTimeout = DefaultShutdownTimeout
 	}
+	if opts.LateWriteBound == 0 {
+		opts.LateWriteBound = DefaultLateWriteBound
+	}
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
@@ -97,6 +112,9 @@ func (opts Options) withDefaults() (Options, error) {
 	}
 	if opts.RenewPeriod*3 > opts.LeaseDuration {
 		return opts, fmt.Errorf("membership: the renew period (%s) must be less than a third of the lease duration (%s)", opts.RenewPeriod, opts.LeaseDuration)
+	}
+	if opts.LateWriteBound < 0 {
+		return opts, fmt.Errorf("membership: the late write bound must not be negative, got %s", opts.LateWriteBound)
 	}
 	if opts.Buckets < 1 || opts.Buckets > 1<<16 {
 		return opts, fmt.Errorf("membership: buckets must be in 1..65536, got %d", opts.Buckets)

@@ -17,7 +17,7 @@ func TestOptionsWithDefaults(t *testing.T) {
 	}{
 		{name: "defaults", opts: Options{Namespace: "ns"}, check: func(t *testing.T, o Options) {
 			if o.Group != DefaultGroup || o.LeaseDuration != DefaultLeaseDuration || o.RenewPeriod != DefaultRenewPeriod ||
-				o.Buckets != DefaultBuckets || o.ShutdownTimeout != DefaultShutdownTimeout {
+				o.Buckets != DefaultBuckets || o.ShutdownTimeout != DefaultShutdownTimeout || o.LateWriteBound != DefaultLateWriteBound {
 				t.Errorf("defaults: %+v", o)
 			}
 			if o.Identity == "" || o.Clock == nil {
@@ -33,6 +33,7 @@ func TestOptionsWithDefaults(t *testing.T) {
 		{name: "a group with a slash", opts: Options{Namespace: "ns", Group: "team/listkeeper"}, wantErr: "not a label value"},
 		{name: "a group too long", opts: Options{Namespace: "ns", Group: strings.Repeat("g", 64)}, wantErr: "not a label value"},
 		{name: "a renew period too long", opts: Options{Namespace: "ns", LeaseDuration: 3 * time.Second, RenewPeriod: 1001 * time.Millisecond}, wantErr: "renew period"},
+		{name: "a negative late write bound", opts: Options{Namespace: "ns", LateWriteBound: -time.Second}, wantErr: "late write bound"},
 		{name: "too many buckets", opts: Options{Namespace: "ns", Buckets: 1<<16 + 1}, wantErr: "buckets"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

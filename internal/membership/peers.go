@@ -71,10 +71,15 @@ func (m *Member) observe(obj any) {
 func (m *Member) collect(ctx context.Context, now time.Time) {
 	ctx, cancel := context.WithTimeout(ctx, m.opts.RenewPeriod)
 	defer cancel()
+	// A Lease is deleted only once it has been expired for a lease
+	// duration and the late write bound: a member that starts after the
+	// deletion sees no claim and takes the buckets as handed over, so
+	// every late write of the dead member must have landed by then.
+	keep := 2*m.opts.LeaseDuration + m.opts.LateWriteBound
 	m.mu.Lock()
 	var dead []struct{ name, rv string }
 	for name, p := range m.peers {
-		if now.Sub(p.seen) >= m.opts.LeaseDuration+m.opts.RenewPeriod {
+		if now.Sub(p.seen) >= keep {
 			dead = append(dead, struct{ name, rv string }{name, p.rv})
 		}
 	}
@@ -90,6 +95,11 @@ func (m *Member) collect(ctx context.Context, now time.Time) {
 	}
 }
 
+// forget drops a deleted Lease from the view. The holder of a Lease
+// deleted while it claimed buckets did not hand them over: each such
+// bucket keeps when that holder's right to act ended, for SettleAfter.
+// When the Lease is this member's own, it stops acting at once: the
+// others already treat its buckets as free.
 func (m *Member) forget(obj any) {
 	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = d.Obj
@@ -98,8 +108,22 @@ func (m *Member) forget(obj any) {
 	if !ok {
 		return
 	}
+	now := m.opts.Clock.Now()
 	m.mu.Lock()
-	delete(m.peers, l.Name)
+	if l.Name == m.leaseName {
+		if l.UID == m.uid {
+			m.loseLeaseLocked()
+			m.rv, m.uid = "", ""
+		}
+	} else if p, ok := m.peers[l.Name]; ok {
+		end := claimEnd(p.seen, now, m.opts.LeaseDuration)
+		for b, c := range p.claims {
+			if c && end.After(m.gone[b]) {
+				m.gone[b] = end
+			}
+		}
+		delete(m.peers, l.Name)
+	}
 	m.mu.Unlock()
 	m.poke()
 }
