@@ -97,14 +97,23 @@ func TestMemberStopsAtItsDeadlineWhileTheAPIHangs(t *testing.T) {
 			var stopped time.Duration
 			eventually(t, leaseDuration, "a to stop owning its buckets while its calls hang", func() error {
 				for _, bk := range aBuckets {
-					if a.Owns(bk) {
-						return fmt.Errorf("a still owns bucket %d", bk)
+					until, ok := a.ActUntil(bk)
+					if !ok {
+						continue
 					}
+					if now := time.Now(); !now.Before(until) {
+						t.Fatalf("ActUntil(%d) is %s ago, but a may still act", bk, now.Sub(until))
+					}
+					return fmt.Errorf("a still owns bucket %d, until %s from now", bk, time.Until(until).Round(time.Millisecond))
 				}
 				stopped = time.Since(cut)
 				return nil
 			})
 			t.Logf("a stopped owning its buckets %s after its calls began to hang (lease %s)", stopped.Round(time.Millisecond), leaseDuration)
+			// Its last renewal began before the cut.
+			if stopped > renewDeadline+100*time.Millisecond {
+				t.Errorf("a stopped owning %s after the cut, later than its renew deadline of %s", stopped, renewDeadline)
+			}
 			eventually(t, 3*leaseDuration, "b to take every bucket", func() error {
 				if n := len(b.Held()); n != buckets {
 					return fmt.Errorf("b holds %d", n)
