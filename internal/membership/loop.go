@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -53,19 +54,55 @@ func (m *Member) Start(ctx context.Context) error {
 // ones.
 func (m *Member) step(ctx context.Context) error {
 	now := m.opts.Clock.Now()
+	p, err := m.plan(now)
+	if err != nil {
+		return err
+	}
+	// The Lease still claims a regained bucket: it is reported at once.
+	notify(p.subs, p.regained)
+	if p.changed || p.due {
+		written, err := m.write(ctx, p, now)
+		if err != nil {
+			return err
+		}
+		if written {
+			if len(p.gained) > 0 {
+				m.opts.Log.V(1).Info("buckets taken", "count", len(p.gained))
+			}
+			notify(p.subs, p.gained)
+			if p.due {
+				m.collect(ctx, now)
+			}
+		}
+	}
+	return nil
+}
+
+// stepPlan is what one step does, decided under the lock.
+type stepPlan struct {
+	claims   []bool // the claims to write
+	changed  bool   // they differ from the Lease's
+	due      bool   // the Lease is due for renewal (or creation)
+	gained   []int  // buckets the write takes
+	settle   map[int]time.Time
+	regained []int // draining buckets that are this member's again
+	epoch    int
+	subs     []func([]int)
+}
+
+// plan decides the moves of every bucket at now and applies those that
+// need no write: draining, dropping from held, retaking. It fails when the
+// right to act has lapsed without a renewal.
+func (m *Member) plan(now time.Time) (stepPlan, error) {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	if !m.renewed.IsZero() && now.Sub(m.renewed) > m.renewDeadline {
 		m.loseLeaseLocked()
-		m.mu.Unlock()
-		return fmt.Errorf("membership: lease %s/%s not renewed for %s: stopped acting", m.opts.Namespace, m.leaseName, now.Sub(m.renewed).Round(time.Millisecond))
+		return stepPlan{}, fmt.Errorf("membership: lease %s/%s not renewed for %s: stopped acting", m.opts.Namespace, m.leaseName, now.Sub(m.renewed).Round(time.Millisecond))
 	}
+	p := stepPlan{claims: slices.Clone(m.held), settle: map[int]time.Time{}, epoch: m.epoch, subs: slices.Clone(m.subs)}
 	owner := Assign(m.liveLocked(now), m.opts.Buckets)
-	claims := make([]bool, len(m.held))
-	copy(claims, m.held)
-	changed := false
-	var gained, regained []int
-	settle := map[int]time.Time{}
-	for b := range claims {
+	for b := range p.claims {
 		v := bucketView{held: m.held[b], draining: m.draining[b], inflight: m.inflight[b],
 			mine:    !m.leaving && owner[b] == m.opts.Identity,
 			claimed: m.claimedByPeerLocked(b, now), settled: !now.Before(m.settle[b])}
@@ -75,34 +112,34 @@ func (m *Member) step(ctx context.Context) error {
 		case drop:
 			// It stops being held before the write that drops it.
 			m.held[b], m.draining[b] = false, false
-			claims[b], changed = false, true
+			p.claims[b], p.changed = false, true
 		case retake:
 			// The member that was to take it is gone before the drain
 			// ended: the work refused meanwhile must be queued again.
 			m.draining[b] = false
-			regained = append(regained, b)
+			p.regained = append(p.regained, b)
 		case take:
-			claims[b], changed = true, true
-			gained = append(gained, b)
-			settle[b] = settleAfter(now, m.claimEndsLocked(b), m.opts.LateWriteBound)
+			p.claims[b], p.changed = true, true
+			p.gained = append(p.gained, b)
+			p.settle[b] = settleAfter(now, m.claimEndsLocked(b), m.opts.LateWriteBound)
 		}
 	}
-	due := (m.rv == "" && !m.leaving) || (m.rv != "" && now.Sub(m.renewed) >= m.opts.RenewPeriod)
-	epoch := m.epoch
-	subs := append([]func([]int){}, m.subs...)
-	m.mu.Unlock()
-	// The Lease still claims a regained bucket: it is reported at once.
-	notify(subs, regained)
-	if !changed && !due {
-		return nil
-	}
-	out, err := m.writeLease(ctx, claims, now)
+	p.due = (m.rv == "" && !m.leaving) || (m.rv != "" && now.Sub(m.renewed) >= m.opts.RenewPeriod)
+	return p, nil
+}
+
+// write writes the claims of p and, when the write succeeds and the Lease
+// was not lost meanwhile, applies its outcome: the taken buckets are held
+// and the right to act runs from now. It reports whether it did; it fails
+// only when this member can no longer act.
+func (m *Member) write(ctx context.Context, p stepPlan, now time.Time) (bool, error) {
+	out, err := m.writeLease(ctx, p.claims, now)
 	switch {
 	case errors.Is(err, errLeaseTaken):
 		m.mu.Lock()
 		m.loseLeaseLocked()
 		m.mu.Unlock()
-		return err
+		return false, err
 	case errors.Is(err, errLeaseDeleted):
 		// The others already treat this member's buckets as free: it
 		// stops acting at once, and joins again with a new Lease.
@@ -111,31 +148,23 @@ func (m *Member) step(ctx context.Context) error {
 		m.rv, m.uid = "", ""
 		m.mu.Unlock()
 		m.opts.Log.Info("lease deleted by someone else; joining again", "lease", m.leaseName)
-		return nil
+		return false, nil
 	case err != nil:
 		m.opts.Log.V(1).Info("lease write failed; retrying", "lease", m.leaseName, "error", err.Error())
-		return nil // the renew deadline above decides when to give up
+		return false, nil // the renew deadline decides when to give up
 	}
 	m.mu.Lock()
-	if m.epoch != epoch {
-		m.mu.Unlock()
-		return nil
+	defer m.mu.Unlock()
+	if m.epoch != p.epoch {
+		return false, nil
 	}
 	m.rv, m.uid = out.ResourceVersion, out.UID
-	copy(m.written, claims)
-	for _, b := range gained {
-		m.held[b], m.settle[b] = true, settle[b]
+	copy(m.written, p.claims)
+	for _, b := range p.gained {
+		m.held[b], m.settle[b] = true, p.settle[b]
 	}
 	m.renewed, m.actUntil = now, now.Add(m.renewDeadline)
-	m.mu.Unlock()
-	if len(gained) > 0 {
-		m.opts.Log.V(1).Info("buckets taken", "count", len(gained))
-	}
-	notify(subs, gained)
-	if due {
-		m.collect(ctx, now)
-	}
-	return nil
+	return true, nil
 }
 
 // notify calls each of subs with buckets, if there are any.
