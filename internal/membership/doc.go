@@ -26,7 +26,10 @@
 // duration. Only the local clock measures that, from when the Lease was
 // seen to change; a Lease seen for the first time lives a full lease
 // duration from first sight, whatever its renewTime (another node's clock
-// wrote it), so clock skew between nodes does not matter.
+// wrote it), so clock skew between nodes does not matter. The view comes
+// from a watch, which may lag; before a member takes a bucket that an
+// expired Lease claims, it reads that Lease from the API server, and a
+// Lease found changed is live again.
 //
 // # Fencing: the right to act
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -75,6 +76,9 @@ func (m *Member) step(ctx context.Context) error {
 			}
 		}
 	}
+	if len(p.confirm) > 0 {
+		m.confirmExpired(ctx, p.confirm)
+	}
 	return nil
 }
 
@@ -85,7 +89,8 @@ type stepPlan struct {
 	due      bool   // the Lease is due for renewal (or creation)
 	gained   []int  // buckets the write takes
 	settle   map[int]time.Time
-	regained []int // draining buckets that are this member's again
+	regained []int    // draining buckets that are this member's again
+	confirm  []string // expired Leases to read before their buckets are taken
 	epoch    int
 	subs     []func([]int)
 }
@@ -102,6 +107,7 @@ func (m *Member) plan(now time.Time) (stepPlan, error) {
 	}
 	p := stepPlan{claims: slices.Clone(m.held), settle: map[int]time.Time{}, epoch: m.epoch, subs: slices.Clone(m.subs)}
 	owner := Assign(m.liveLocked(now), m.opts.Buckets)
+	confirm := map[string]bool{}
 	for b := range p.claims {
 		v := bucketView{held: m.held[b], draining: m.draining[b], inflight: m.inflight[b],
 			mine:    !m.leaving && owner[b] == m.opts.Identity,
@@ -119,11 +125,18 @@ func (m *Member) plan(now time.Time) (stepPlan, error) {
 			m.draining[b] = false
 			p.regained = append(p.regained, b)
 		case take:
+			if names := m.unconfirmedLocked(b); len(names) > 0 {
+				for _, n := range names {
+					confirm[n] = true
+				}
+				continue
+			}
 			p.claims[b], p.changed = true, true
 			p.gained = append(p.gained, b)
 			p.settle[b] = settleAfter(now, m.claimEndsLocked(b), m.opts.LateWriteBound)
 		}
 	}
+	p.confirm = slices.Sorted(maps.Keys(confirm))
 	p.due = (m.rv == "" && !m.leaving) || (m.rv != "" && now.Sub(m.renewed) >= m.opts.RenewPeriod)
 	return p, nil
 }
@@ -195,6 +208,20 @@ func (m *Member) claimedByPeerLocked(b int, now time.Time) bool {
 		}
 	}
 	return false
+}
+
+// unconfirmedLocked returns the expired Leases that claim bucket b and
+// that this member has not read from the API server since it last saw
+// them change. Its view comes from a watch, which may lag behind: before
+// it takes a bucket from a Lease that looks expired, it reads the Lease.
+func (m *Member) unconfirmedLocked(b int) []string {
+	var out []string
+	for name, p := range m.peers {
+		if p.claims[b] && p.confirmed != p.rv {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // claimEndsLocked returns the claimEnds of the holders whose claim on

@@ -60,6 +60,9 @@ type peer struct {
 	claims   []bool
 	rv       string
 	seen     time.Time // when this member saw the Lease change last
+	// confirmed is rv once a read from the API server found the Lease
+	// unchanged after it had expired in this member's view.
+	confirmed string
 }
 
 // New returns a Member that talks to the API server through kube.

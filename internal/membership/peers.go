@@ -7,6 +7,7 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
@@ -91,6 +92,34 @@ func (m *Member) collect(ctx context.Context, now time.Time) {
 		})
 		if err == nil {
 			m.opts.Log.Info("deleted the Lease of a member that is gone", "lease", d.name)
+		}
+	}
+}
+
+// confirmExpired reads the Leases named from the API server, within one
+// renew period in all, before this member takes buckets they claim: each
+// has expired in its view, which a watch that lags behind could fake. A
+// Lease found unchanged is confirmed expired; one that changed is seen
+// anew, and live; one that is gone is forgotten.
+func (m *Member) confirmExpired(ctx context.Context, names []string) {
+	ctx, cancel := context.WithTimeout(ctx, m.opts.RenewPeriod)
+	defer cancel()
+	leases := m.kube.CoordinationV1().Leases(m.opts.Namespace)
+	for _, name := range names {
+		l, err := leases.Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			m.forget(&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: m.opts.Namespace}})
+		case err != nil:
+			// The next tick tries again; the buckets wait.
+			m.opts.Log.V(1).Info("cannot read an expired Lease", "lease", name, "error", err.Error())
+		default:
+			m.mu.Lock()
+			if p := m.peers[name]; p != nil && p.rv == l.ResourceVersion {
+				p.confirmed = p.rv
+			}
+			m.mu.Unlock()
+			m.observe(l) // seen anew if it changed; either way the loop runs again
 		}
 	}
 }
