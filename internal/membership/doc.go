@@ -14,13 +14,18 @@
 //
 // Each member publishes, in an annotation of its own Lease, the buckets it
 // holds. A member takes a bucket only when no live Lease claims it, and
-// acts on it only after its own Lease says it holds it. A member that must
-// give a bucket up stops taking new work for it at once (Acquire refuses),
-// waits until the work it admitted is done (every release func was
-// called), and only then drops the bucket from its Lease; the next owner
-// sees that and takes it. If the bucket becomes its own again before the
-// drain ends, it takes work again and reports the bucket through
-// OnGained, since the work it refused meanwhile was dropped.
+// acts on it only after its own Lease says it holds it and a read of every
+// Lease of its group, made after that write, shows no other live claim:
+// members that join at once each find every bucket free and claim it, and
+// of two such claims the later writer's read sees the earlier one, so at
+// most one of them acts (a claim not acted on is dropped).
+//
+// A member that must give a bucket up stops taking new work for it at once
+// (Acquire refuses), waits until the work it admitted is done (every
+// release func was called), and only then drops the bucket from its Lease;
+// the next owner sees that and takes it. If the bucket becomes its own
+// again before the drain ends, it takes work again and reports the bucket
+// through OnGained, since the work it refused meanwhile was dropped.
 //
 // A Lease is expired when this member has not seen it change for the lease
 // duration. Only the local clock measures that, from when the Lease was

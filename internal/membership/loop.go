@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 )
 
@@ -67,10 +68,11 @@ func (m *Member) step(ctx context.Context) error {
 			return err
 		}
 		if written {
-			if len(p.gained) > 0 {
-				m.opts.Log.V(1).Info("buckets taken", "count", len(p.gained))
+			gained := m.hold(ctx, p)
+			if len(gained) > 0 {
+				m.opts.Log.V(1).Info("buckets taken", "count", len(gained))
 			}
-			notify(p.subs, p.gained)
+			notify(p.subs, gained)
 			if p.due {
 				m.collect(ctx, now)
 			}
@@ -84,7 +86,7 @@ func (m *Member) step(ctx context.Context) error {
 
 // stepPlan is what one step does, decided under the lock.
 type stepPlan struct {
-	claims   []bool // the claims to write
+	claims   []bool // the claims to write: the buckets held and taken
 	changed  bool   // they differ from the Lease's
 	due      bool   // the Lease is due for renewal (or creation)
 	gained   []int  // buckets the write takes
@@ -118,7 +120,7 @@ func (m *Member) plan(now time.Time) (stepPlan, error) {
 		case drop:
 			// It stops being held before the write that drops it.
 			m.held[b], m.draining[b] = false, false
-			p.claims[b], p.changed = false, true
+			p.claims[b] = false
 		case retake:
 			// The member that was to take it is gone before the drain
 			// ended: the work refused meanwhile must be queued again.
@@ -131,20 +133,23 @@ func (m *Member) plan(now time.Time) (stepPlan, error) {
 				}
 				continue
 			}
-			p.claims[b], p.changed = true, true
+			p.claims[b] = true
 			p.gained = append(p.gained, b)
 			p.settle[b] = settleAfter(now, m.claimEndsLocked(b), m.opts.LateWriteBound)
 		}
 	}
 	p.confirm = slices.Sorted(maps.Keys(confirm))
+	// A claim written but not held (a take that lost a contest) is
+	// dropped too.
+	p.changed = !slices.Equal(p.claims, m.written)
 	p.due = (m.rv == "" && !m.leaving) || (m.rv != "" && now.Sub(m.renewed) >= m.opts.RenewPeriod)
 	return p, nil
 }
 
 // write writes the claims of p and, when the write succeeds and the Lease
-// was not lost meanwhile, applies its outcome: the taken buckets are held
-// and the right to act runs from now. It reports whether it did; it fails
-// only when this member can no longer act.
+// was not lost meanwhile, applies its outcome: the right to act runs from
+// now. It reports whether it did; it fails only when this member can no
+// longer act.
 func (m *Member) write(ctx context.Context, p stepPlan, now time.Time) (bool, error) {
 	out, err := m.writeLease(ctx, p.claims, now)
 	switch {
@@ -173,11 +178,48 @@ func (m *Member) write(ctx context.Context, p stepPlan, now time.Time) (bool, er
 	}
 	m.rv, m.uid = out.ResourceVersion, out.UID
 	copy(m.written, p.claims)
-	for _, b := range p.gained {
-		m.held[b], m.settle[b] = true, p.settle[b]
-	}
 	m.renewed, m.actUntil = now, now.Add(m.renewDeadline)
 	return true, nil
+}
+
+// hold begins to act on the buckets p took, now that the Lease claims
+// them, except those another live Lease claims too, and returns those it
+// holds. Members that join at once each see every bucket free and claim
+// it; so, after its claim is written, a member reads every Lease of its
+// group from the API server (a quorum read, within one renew period).
+// Of two claims on one bucket, the later writer's read sees the earlier
+// claim, so at most one of the two acts on the bucket; a claim it does
+// not hold is dropped by the next write, and the bucket is taken again
+// by the member it belongs to once the views agree.
+func (m *Member) hold(ctx context.Context, p stepPlan) []int {
+	if len(p.gained) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, m.opts.RenewPeriod)
+	defer cancel()
+	list, err := m.kube.CoordinationV1().Leases(m.opts.Namespace).List(ctx, metav1.ListOptions{LabelSelector: m.selector()})
+	if err != nil {
+		m.opts.Log.V(1).Info("cannot read the Leases after taking buckets; taking them again later", "error", err.Error())
+		return nil
+	}
+	for i := range list.Items {
+		m.observe(&list.Items[i]) // a Lease not seen before lives from now
+	}
+	now := m.opts.Clock.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var held []int
+	for _, b := range p.gained {
+		if m.epoch != p.epoch || m.leaving || m.claimedByPeerLocked(b, now) {
+			continue
+		}
+		m.held[b], m.settle[b] = true, p.settle[b]
+		held = append(held, b)
+	}
+	if len(held) < len(p.gained) {
+		m.opts.Log.V(1).Info("buckets claimed by another member too; leaving them", "count", len(p.gained)-len(held))
+	}
+	return held
 }
 
 // notify calls each of subs with buckets, if there are any.

@@ -102,6 +102,15 @@ func testOptions(ns, id string) membership.Options {
 // startMemberWith starts a member with opts; cfg defaults to restConfig.
 func startMemberWith(t *testing.T, opts membership.Options, cfg *rest.Config) *running {
 	t.Helper()
+	r := newMember(t, opts, cfg)
+	r.start(t)
+	return r
+}
+
+// newMember makes a member with opts, not started; cfg defaults to
+// restConfig.
+func newMember(t *testing.T, opts membership.Options, cfg *rest.Config) *running {
+	t.Helper()
 	requireEnv(t)
 	if cfg == nil {
 		cfg = restConfig
@@ -110,10 +119,15 @@ func startMemberWith(t *testing.T, opts membership.Options, cfg *rest.Config) *r
 	if err != nil {
 		t.Fatal(err)
 	}
+	return &running{Member: m, done: make(chan struct{})}
+}
+
+// start runs the member's Start in a goroutine until the test ends.
+func (r *running) start(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{Member: m, cancel: cancel, done: make(chan struct{})}
+	r.cancel = cancel
 	go func() {
-		r.err = m.Start(ctx)
+		r.err = r.Start(ctx)
 		close(r.done)
 	}()
 	t.Cleanup(func() {
@@ -123,7 +137,6 @@ func startMemberWith(t *testing.T, opts membership.Options, cfg *rest.Config) *r
 		case <-time.After(20 * time.Second):
 		}
 	})
-	return r
 }
 
 // eventually polls cond every 50 ms until it returns nil or the timeout.

@@ -19,9 +19,7 @@ import (
 func (m *Member) watchPeers(ctx context.Context) error {
 	factory := informers.NewSharedInformerFactoryWithOptions(m.kube, 0,
 		informers.WithNamespace(m.opts.Namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.LabelSelector = labels.Set{LabelMember: m.opts.Group}.String()
-		}))
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = m.selector() }))
 	inf := factory.Coordination().V1().Leases().Informer()
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { m.observe(obj) },
@@ -37,6 +35,11 @@ func (m *Member) watchPeers(ctx context.Context) error {
 		return errors.New("membership: the Lease informer did not sync")
 	}
 	return nil
+}
+
+// selector selects the Leases of this member's group.
+func (m *Member) selector() string {
+	return labels.Set{LabelMember: m.opts.Group}.String()
 }
 
 func (m *Member) observe(obj any) {
