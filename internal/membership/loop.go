@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 )
@@ -140,8 +141,8 @@ func (m *Member) plan(now time.Time) (stepPlan, error) {
 	}
 	p.confirm = slices.Sorted(maps.Keys(confirm))
 	// A claim written but not held (a take that lost a contest) is
-	// dropped too.
-	p.changed = !slices.Equal(p.claims, m.written)
+	// dropped too, and a take written again.
+	p.changed = len(p.gained) > 0 || !slices.Equal(p.claims, m.written)
 	p.due = (m.rv == "" && !m.leaving) || (m.rv != "" && now.Sub(m.renewed) >= m.opts.RenewPeriod)
 	return p, nil
 }
@@ -202,15 +203,23 @@ func (m *Member) hold(ctx context.Context, p stepPlan) []int {
 		m.opts.Log.V(1).Info("cannot read the Leases after taking buckets; taking them again later", "error", err.Error())
 		return nil
 	}
-	for i := range list.Items {
-		m.observe(&list.Items[i]) // a Lease not seen before lives from now
-	}
 	now := m.opts.Clock.Now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	rivals := make([]bool, m.opts.Buckets)
+	for i := range list.Items {
+		l := &list.Items[i]
+		if l.Name == m.leaseName || l.Spec.HolderIdentity == nil || !m.liveOrNewLocked(l, now) {
+			continue
+		}
+		claims, _ := claimsOf(l, m.opts.Buckets) // unreadable claims claim every bucket
+		for b, c := range claims {
+			rivals[b] = rivals[b] || c
+		}
+	}
 	var held []int
 	for _, b := range p.gained {
-		if m.epoch != p.epoch || m.leaving || m.claimedByPeerLocked(b, now) {
+		if m.epoch != p.epoch || m.leaving || rivals[b] {
 			continue
 		}
 		m.held[b], m.settle[b] = true, p.settle[b]
@@ -220,6 +229,14 @@ func (m *Member) hold(ctx context.Context, p stepPlan) []int {
 		m.opts.Log.V(1).Info("buckets claimed by another member too; leaving them", "count", len(p.gained)-len(held))
 	}
 	return held
+}
+
+// liveOrNewLocked reports whether the Lease l, as read from the API
+// server, is live in this member's view: seen live, changed since it was
+// last seen, or not seen before.
+func (m *Member) liveOrNewLocked(l *coordinationv1.Lease, now time.Time) bool {
+	p, ok := m.peers[l.Name]
+	return !ok || p.rv != l.ResourceVersion || now.Sub(p.seen) < m.opts.LeaseDuration
 }
 
 // notify calls each of subs with buckets, if there are any.

@@ -47,13 +47,9 @@ func (m *Member) observe(obj any) {
 	if !ok || l.Name == m.leaseName || l.Spec.HolderIdentity == nil {
 		return
 	}
-	claims, err := decodeClaims(l.Annotations[AnnotationBuckets], m.opts.Buckets)
+	claims, err := claimsOf(l, m.opts.Buckets)
 	if err != nil {
 		m.opts.Log.Error(err, "a member's Lease cannot be read; its buckets are treated as claimed", "lease", l.Name)
-		claims = make([]bool, m.opts.Buckets)
-		for b := range claims {
-			claims[b] = true
-		}
 	}
 	now := m.opts.Clock.Now()
 	m.mu.Lock()
