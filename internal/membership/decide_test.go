@@ -46,7 +46,7 @@ func TestSettleAfter(t *testing.T) {
 		late  = 3 * time.Second
 	)
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	at := func(d time.Duration) time.Time { return t0.Add(d) }
+	at := t0.Add
 	for _, tc := range []struct {
 		name string
 		now  time.Time

@@ -61,7 +61,7 @@ func TestLostRenewalAnswerIsRecovered(t *testing.T) {
 	always(t, 4*leaseDuration, "a keeping its buckets after a renewal's answer was lost", func() error {
 		select {
 		case <-a.done:
-			return fmt.Errorf("a's Start returned: %v", a.err)
+			return fmt.Errorf("a's Start returned: %w", a.err)
 		default:
 		}
 		for bk := range buckets {
