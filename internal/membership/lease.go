@@ -11,9 +11,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// errLeaseTaken says that this member's Lease names another holder: two
-// members have one Lease name, and neither may trust its claims.
-var errLeaseTaken = errors.New("membership: the lease names another holder")
+// errLeaseTaken says that this member's Lease names another holder, or
+// another group: two members have one Lease name, and neither may trust
+// its claims.
+var errLeaseTaken = errors.New("membership: the lease is another member's")
 
 // errLeaseDeleted says that this member's Lease is gone.
 var errLeaseDeleted = errors.New("membership: the lease was deleted")
@@ -52,7 +53,7 @@ func (m *Member) writeLease(ctx context.Context, claims []bool, now time.Time) (
 		var cur *coordinationv1.Lease
 		cur, err = m.kube.CoordinationV1().Leases(m.opts.Namespace).Get(ctx, m.leaseName, metav1.GetOptions{})
 		if err == nil {
-			if h := cur.Spec.HolderIdentity; h == nil || *h != m.opts.Identity {
+			if h := cur.Spec.HolderIdentity; h == nil || *h != m.opts.Identity || cur.Labels[LabelMember] != m.opts.Group {
 				return nil, fmt.Errorf("%w: lease %s", errLeaseTaken, m.leaseName)
 			}
 			lease.ResourceVersion = cur.ResourceVersion

@@ -347,6 +347,41 @@ func TestGroupsDoNotShareBuckets(t *testing.T) {
 	}
 }
 
+// TestIdentityTakenInAnotherGroup: a member whose identity, and so Lease
+// name, is already a member's of another group in the namespace must not
+// write over that Lease: its Start fails, and the other member keeps its
+// Lease and its buckets.
+func TestIdentityTakenInAnotherGroup(t *testing.T) {
+	ns := newNamespace(t)
+	optsBlue, optsGreen := testOptions(ns, "a"), testOptions(ns, "a")
+	optsBlue.Group, optsGreen.Group = "blue", "green"
+	blue := startMemberWith(t, optsBlue, nil)
+	split(t, 10*time.Second, blue)
+	green := startMemberWith(t, optsGreen, nil)
+	select {
+	case <-green.done:
+		if green.err == nil {
+			t.Fatal("the green member's Start returned nil; want an error")
+		}
+		t.Logf("the green member ended with: %v", green.err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the green member runs on a Lease that is the blue member's")
+	}
+	l, err := kubernetes.NewForConfigOrDie(restConfig).CoordinationV1().Leases(ns).Get(context.Background(), "listkeeper-member-a", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := l.Labels[membership.LabelMember]; g != "blue" {
+		t.Errorf("the blue member's Lease is labelled %q", g)
+	}
+	always(t, leaseDuration, "the blue member keeping its buckets", func() error {
+		if n := len(blue.Held()); n != buckets {
+			return fmt.Errorf("it holds %d", n)
+		}
+		return nil
+	})
+}
+
 // TestHandoverWaitsForAdmittedWork: a bucket that must move to a joining
 // member stays with its old owner, which takes no new work for it, until
 // the work it admitted is released; only then does the new member take it.

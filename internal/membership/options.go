@@ -49,8 +49,9 @@ type Options struct {
 	// two installations in one namespace never share buckets. It must be
 	// a valid label value. Default: DefaultGroup.
 	Group string
-	// Identity names this member; default: POD_NAME, or the host name, with
-	// a random suffix, so that a restarted process is a new member.
+	// Identity names this member, and its Lease; it must be unique in the
+	// namespace, across groups too. Default: POD_NAME, or the host name,
+	// with a random suffix, so that a restarted process is a new member.
 	Identity string
 	// LeaseDuration defaults to DefaultLeaseDuration.
 	LeaseDuration time.Duration

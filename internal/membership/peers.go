@@ -42,6 +42,7 @@ func (m *Member) selector() string {
 	return labels.Set{LabelMember: m.opts.Group}.String()
 }
 
+// observe records a Lease of the group as this member sees it now.
 func (m *Member) observe(obj any) {
 	l, ok := obj.(*coordinationv1.Lease)
 	if !ok || l.Name == m.leaseName || l.Spec.HolderIdentity == nil {
