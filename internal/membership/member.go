@@ -97,9 +97,11 @@ func (m *Member) Buckets() int { return m.opts.Buckets }
 func (m *Member) Bucket(key string) int { return Bucket(key, m.opts.Buckets) }
 
 // Acquire admits work on bucket b: it reports whether this member may act
-// on b now and, if so, returns a release func that the caller must call
-// once when the work (including any list change it submitted) is done.
-// While admitted work is outstanding the bucket cannot move away.
+// on b now (as Owns) and is not handing b over and, if so, returns a
+// release func that the caller must call once when the work (including
+// any list change it submitted) is done. While admitted work is
+// outstanding the bucket is not handed over; it is still lost when the
+// right to act ends (see ActUntil).
 func (m *Member) Acquire(b int) (release func(), ok bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -154,10 +156,12 @@ func (m *Member) ActUntil(b int) (until time.Time, ok bool) {
 // that claimed b expired in its view, or was deleted while it claimed b),
 // it is when that holder's right to act ended at the latest (the Lease
 // last seen to change plus the lease duration, or the deletion seen) plus
-// LateWriteBound; zero if that had passed when this member took b. A
-// change must not be settled on "the list already holds it" before this
-// instant, and the bucket's documents are to be verified again once after
-// it. It is zero for a bucket this member does not hold.
+// LateWriteBound, on this member's clock; the latest such instant if it
+// saw several claims on b end so; zero if that had passed when it took b.
+// It is set before OnGained reports b and does not change while b is
+// held. A change must not be settled on "the list already holds it"
+// before this instant, and the bucket's documents are to be verified
+// again once after it. It is zero for a bucket this member does not hold.
 func (m *Member) SettleAfter(b int) time.Time {
 	m.mu.Lock()
 	defer m.mu.Unlock()
