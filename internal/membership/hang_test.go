@@ -145,12 +145,16 @@ func TestHungCollectionDoesNotStopRenewal(t *testing.T) {
 		return r.Method == http.MethodDelete && strings.HasSuffix(r.URL.Path, "/"+dead)
 	})
 	link.hang.Store(true)
+	start := time.Now()
 	a := startMember(t, ns, "a", cfg)
 	t.Cleanup(link.release)
 	split(t, 10*time.Second, a)
 
+	// a tries to delete the dead Lease from two lease durations and the
+	// late write bound after it first saw it; it must go on renewing for
+	// two lease durations after that.
 	renewals := watchRenewals(t, ns, "listkeeper-member-a")
-	always(t, 4*leaseDuration, "a renewing and owning its buckets", func() error {
+	always(t, time.Until(start.Add(4*leaseDuration+lateWriteBound)), "a renewing and owning its buckets", func() error {
 		if since := renewals.since(); since > leaseDuration {
 			return fmt.Errorf("a's Lease not renewed for %s", since.Round(time.Millisecond))
 		}

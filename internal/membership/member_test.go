@@ -327,7 +327,7 @@ func TestGroupsDoNotShareBuckets(t *testing.T) {
 	b := startMemberWith(t, optsB, nil)
 	split(t, 10*time.Second, a)
 	split(t, 10*time.Second, b)
-	always(t, 2*leaseDuration, "each group holding every bucket", func() error {
+	always(t, leaseDuration, "each group holding every bucket", func() error {
 		for _, m := range []*running{a, b} {
 			if n := len(m.Held()); n != buckets {
 				return fmt.Errorf("%s holds %d buckets", m.Identity(), n)

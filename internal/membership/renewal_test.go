@@ -58,7 +58,7 @@ func TestLostRenewalAnswerIsRecovered(t *testing.T) {
 		}
 		return nil
 	})
-	always(t, 4*leaseDuration, "a keeping its buckets after a renewal's answer was lost", func() error {
+	always(t, 3*leaseDuration, "a keeping its buckets after a renewal's answer was lost", func() error {
 		select {
 		case <-a.done:
 			return fmt.Errorf("a's Start returned: %w", a.err)
