@@ -200,6 +200,7 @@ func run() error {
 		Identity:                 member.Identity(),
 		StuckTerminatingAfter:    o.stuckAfter,
 		ClusterResourceNamespace: o.clusterResourceNamespace(),
+		NamespacedOnly:           o.namespace != "",
 		// A request is given up after the request timeout; a server or
 		// proxy that holds one longer is the residual window (README).
 		LateWriteBound: o.requestTimeout,
@@ -243,8 +244,12 @@ func managerOptions(o *options, scheme *runtime.Scheme) ctrl.Options {
 	if o.metricsSecure {
 		mo.Metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}
+	// A read of a kind nothing watches fails at once instead of starting an
+	// informer: with --namespace, ClusterExternalLists are not served and
+	// the operator has no permission to watch them.
+	mo.Cache = cache.Options{ReaderFailOnMissingInformer: true}
 	if o.namespace != "" {
-		mo.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{o.namespace: {}}}
+		mo.Cache.DefaultNamespaces = map[string]cache.Config{o.namespace: {}}
 	}
 	return mo
 }

@@ -374,3 +374,26 @@ func TestHeaderRotationKeepsOrder(t *testing.T) {
 		t.Errorf("the second entry is not Ready: %+v", e.Status.Conditions)
 	}
 }
+
+// TestNamespacedInstallationServesNoClusterLists: an installation that
+// watches one namespace has no permission on cluster-scoped objects; an
+// entry of a ClusterExternalList is told so at once (its reads of a kind
+// nobody watches fail instead of waiting for an informer), while the
+// namespace's own lists work.
+func TestNamespacedInstallationServesNoClusterLists(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	startManager(t, managerConfig{namespace: ns, namespacedOnly: true})
+	lists := newFakeServer(t)
+	setDoc(t, lists.srv, "/list", []string{})
+	create(t, newExternalList(ns, "allow", lists.url+"/list"))
+	createSynced(t, ns, "allow", "mine")
+	e := clusterEntry(ns, "shared", "egress", "x")
+	create(t, e)
+	c := waitCondition(t, e, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonNamespaceNotAllowed, waitTimeout)
+	if !strings.Contains(c.Message, "serves no ClusterExternalLists") {
+		t.Errorf("message %q", c.Message)
+	}
+	deleteObj(t, e)
+	waitGone(t, e, waitTimeout)
+}
