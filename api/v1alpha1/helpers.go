@@ -161,3 +161,18 @@ func (e *ListEntry) ListKey() types.NamespacedName {
 	}
 	return types.NamespacedName{Namespace: e.Namespace, Name: e.Spec.ListRef.Name}
 }
+
+// PrintableID reports whether id is printable as spec.id requires: no
+// control character (C0, DEL, C1) and no bidirectional formatting
+// character. The API server enforces it on new entries; the operator
+// checks it too, for entries stored before the rule.
+func PrintableID(id string) bool {
+	for _, r := range id {
+		switch {
+		case r < 0x20, r >= 0x7f && r <= 0x9f,
+			r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+			return false
+		}
+	}
+	return true
+}
