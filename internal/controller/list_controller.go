@@ -292,6 +292,26 @@ func (s *listScope) report(snap etagclient.Snapshot, live []string) {
 	}
 }
 
+// firstSight reports whether this is the first resync of the list's
+// document: the list never synced, or it synced another document. What a
+// document holds is not published before the list was Ready on it once
+// (an Exclusive list pointed at an internal endpoint would otherwise
+// publish that endpoint's items in its events), so foreign IDs are then
+// counted, not named.
+func (s *listScope) firstSight() bool {
+	before := s.before.ListStatus()
+	return before.LastSyncTime == nil || (s.cfg != nil && before.DocumentID != s.cfg.document)
+}
+
+// shownIDs names foreign IDs for a message, or only counts them on first
+// sight of the document (see firstSight).
+func (s *listScope) shownIDs(ids []string) string {
+	if s.firstSight() {
+		return "not named: the list has not synced this document before"
+	}
+	return namedIDs(ids)
+}
+
 // resyncDue reports whether drift must be corrected now (see resyncDue),
 // or the list must be re-verified after a takeover.
 func (r *ListReconciler) resyncDue(s *listScope) bool {
@@ -330,7 +350,7 @@ func (r *ListReconciler) correctDrift(ctx context.Context, s *listScope) error {
 		}
 		s.report(snap, held)
 		r.Recorder.Eventf(s.list, nil, corev1.EventTypeNormal, v1alpha1.ReasonDriftCorrected, "Resync",
-			"%s", driftMessage(missing(ch.Add, undone.Remove), missing(ch.Remove, undone.Add)))
+			"%s", driftMessage(missing(ch.Add, undone.Remove), missing(ch.Remove, undone.Add), s.firstSight()))
 	}
 	r.verify.Delete(s.ref)
 	now := metav1.NewTime(r.now())
@@ -348,7 +368,7 @@ func (r *ListReconciler) announceRemoval(ctx context.Context, s *listScope, ch e
 	if len(ch.Remove) == 0 {
 		return nil
 	}
-	msg := fmt.Sprintf("removing %d foreign IDs (%s): mode is Exclusive", len(ch.Remove), namedIDs(ch.Remove))
+	msg := fmt.Sprintf("removing %d foreign IDs (%s): mode is Exclusive", len(ch.Remove), s.shownIDs(ch.Remove))
 	if stay := len(missing(foreignIDs(s.snap.Items, s.live), ch.Remove)); stay > 0 {
 		msg += fmt.Sprintf("; %d foreign items stay: an empty ID, or one longer than %d characters, cannot be removed by name",
 			stay, etagclient.MaxIDLength)
