@@ -23,6 +23,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/listkeeper/listkeeper/internal/safetext"
 )
 
 const (
@@ -168,9 +170,7 @@ func (e *ListEntry) ListKey() types.NamespacedName {
 // checks it too, for entries stored before the rule.
 func PrintableID(id string) bool {
 	for _, r := range id {
-		switch {
-		case r < 0x20, r >= 0x7f && r <= 0x9f,
-			r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		if !safetext.Printable(r) {
 			return false
 		}
 	}

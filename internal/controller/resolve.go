@@ -145,6 +145,7 @@ func (r *resolver) build(ctx context.Context, l v1alpha1.List) (*listConfig, err
 	cfg.opts = []etagclient.Option{
 		etagclient.WithItemsPointer(spec.ItemsPointer),
 		etagclient.WithCreateIfMissing(spec.CreateIfMissing),
+		etagclient.WithShownURL(cfg.shownURL),
 	}
 	if name := spec.HeadersSecretName(); name != "" {
 		secret, err := r.secret(ctx, ns, name)
@@ -328,18 +329,18 @@ func hostAllowed(u *url.URL, patterns []string) bool {
 	return false
 }
 
-// redactedURL is what status.redactedURL shows of a list's URL: spec.url
-// without user info and with every query value replaced
-// (etagclient.RedactURL); for a URL from a Secret (fromSecret) only the
-// scheme, host and path, so that not even the names of its query
-// parameters show. An unparsable URL gives "".
+// redactedURL is what status.redactedURL, messages, logs and the audit log
+// show of a list's URL: spec.url's scheme, host and path
+// (etagclient.RedactURL: no user info, no query); for a URL from a Secret
+// (fromSecret), whose path may carry a token too, its scheme and host only.
+// An unparsable URL gives "".
 func redactedURL(raw string, fromSecret bool) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
 		return ""
 	}
 	if fromSecret {
-		return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawPath: u.RawPath}).String()
+		return etagclient.OriginOf(u)
 	}
 	return etagclient.RedactURL(u)
 }

@@ -118,7 +118,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if err := addListMetrics(mgr, o.Owner, o.StuckTerminatingAfter); err != nil {
 		return err
 	}
-	recorder := mgr.GetEventRecorder(o.RecorderName)
+	recorder := safeRecorder{mgr.GetEventRecorder(o.RecorderName)}
 	if err := addIndexes(context.Background(), mgr.GetFieldIndexer(), listIndexes(o.ClusterResourceNamespace)); err != nil {
 		return err
 	}

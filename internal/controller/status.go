@@ -9,7 +9,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/safetext"
 )
+
+// maxConditionMessage bounds a condition's message, well under the API's
+// 32 KiB: a message quotes errors, and an error may quote a server.
+const maxConditionMessage = 1024
 
 // conditions edits the kstatus conditions of one object's status (Ready,
 // Reconciling, Stalled; Synced on a ListEntry), stamping each with the
@@ -24,7 +29,7 @@ type conditions struct {
 
 func (c conditions) set(typ string, status metav1.ConditionStatus, reason, msg string) {
 	meta.SetStatusCondition(c.list, metav1.Condition{
-		Type: typ, Status: status, Reason: reason, Message: msg, ObservedGeneration: c.generation,
+		Type: typ, Status: status, Reason: reason, Message: safetext.Short(msg, maxConditionMessage), ObservedGeneration: c.generation,
 	})
 	*c.observed = c.generation
 }

@@ -225,10 +225,11 @@ func TestRedactedURL(t *testing.T) {
 		want       string
 	}{
 		{"plain", "https://lists.example.com/a/b.json", false, "https://lists.example.com/a/b.json"},
-		{"query values replaced", "https://h.example/l.json?sig=SECRET&sv=2024", false, "https://h.example/l.json?sig=REDACTED&sv=REDACTED"},
+		{"query dropped, keys too", "https://h.example/l.json?sig=SECRET&sv=2024", false, "https://h.example/l.json"},
+		{"a token that is a query key", "https://h.example/l.json?SECRET_ONLY_KEY", false, "https://h.example/l.json"},
 		{"user info dropped", "https://user:SECRET@h.example/l.json", false, "https://h.example/l.json"},
-		{"from a Secret: no query at all", "https://acct.blob.core.windows.net/c/l.json?sig=SECRET&se=2030", true, "https://acct.blob.core.windows.net/c/l.json"},
-		{"from a Secret: no user info", "https://u:SECRET@h.example:8443/p?x=SECRET", true, "https://h.example:8443/p"},
+		{"from a Secret: scheme and host only", "https://acct.blob.core.windows.net/c/l.json?sig=SECRET&se=2030", true, "https://acct.blob.core.windows.net"},
+		{"from a Secret: a token in the path", "https://u:SECRET@h.example:8443/hooks/SECRET/list?x=SECRET", true, "https://h.example:8443"},
 		{"unparsable", "http://[::1", false, ""},
 		{"no host", "/relative", false, ""},
 	}
