@@ -56,6 +56,13 @@ type ListReconciler struct {
 	// NamespacedOnly serves no ClusterExternalLists (see
 	// Options.NamespacedOnly): they are not watched.
 	NamespacedOnly bool
+	// ReconcileTimeout is the deadline of one reconcile (see
+	// Options.ReconcileTimeout); 0: none.
+	ReconcileTimeout time.Duration
+	// WatchSecrets watches the metadata of Secrets, so a list is
+	// reconciled at once when one it reads changes (see
+	// Options.SecretAccess).
+	WatchSecrets bool
 
 	queue workQueue
 	// cleanAt records, per list being deleted with deletionPolicy Delete,
@@ -449,9 +456,9 @@ func (r *ListReconciler) patchStatus(ctx context.Context, s *listScope) error {
 	return patchStatus(ctx, r.Client, s.before, s.list, *s.before.ListStatus(), *s.list.ListStatus())
 }
 
-// SetupWithManager registers the controller, its indexes and its watches.
-// The Secret watch is metadata-only: the operator never caches Secret
-// data. The other kind of list is watched too: a list that holds no claim
+// SetupWithManager registers the controller and its watches. The Secret
+// watch (WatchSecrets) is metadata-only: the operator never caches Secret
+// data, and the cache keeps no annotations of Secrets (CacheTransform). The other kind of list is watched too: a list that holds no claim
 // looks again when one that names the same document comes or goes.
 func (r *ListReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Client == nil || r.APIReader == nil || r.Lists == nil || r.Recorder == nil || r.Owner == nil {
@@ -472,9 +479,11 @@ func (r *ListReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if !r.NamespacedOnly {
 		b = b.Watches(other, handler.EnqueueRequestsFromMapFunc(r.rivals), builder.WithPredicates(claimantsChanged()))
 	}
-	return b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.listsOfSecret), builder.OnlyMetadata).
-		WatchesRawSource(r.queue.source()).
-		WithOptions(controllerOptions(r.MaxConcurrentReconciles, newRateLimiter)).
+	if r.WatchSecrets {
+		b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.listsOfSecret), builder.OnlyMetadata)
+	}
+	return b.WatchesRawSource(r.queue.source()).
+		WithOptions(controllerOptions(r.MaxConcurrentReconciles, r.ReconcileTimeout, newRateLimiter)).
 		Named(map[v1alpha1.ListKind]string{v1alpha1.ListKindExternalList: "externallist",
 			v1alpha1.ListKindClusterExternalList: "clusterexternallist"}[r.kind()]).
 		Complete(r)

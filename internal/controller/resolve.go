@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -52,6 +53,11 @@ type resolver struct {
 	allowedHosts []string
 	// clusterNamespace is where the Secrets of ClusterExternalLists live.
 	clusterNamespace string
+	// secretsByGet: the operator may only get Secrets, not watch them
+	// (SecretAccessGet): a list's Secrets are read again every
+	// secretRefresh, instead of when the watch says they changed.
+	secretsByGet  bool
+	secretRefresh time.Duration
 
 	mu     sync.Mutex
 	byList map[listRef]*listConfig
@@ -96,6 +102,14 @@ func (r *resolver) forget(ref listRef) {
 // reads, so a rotated Secret is picked up without a restart.
 func (r *resolver) stamp(ctx context.Context, l v1alpha1.List) (string, error) {
 	st := fmt.Sprintf("%s/%d", l.GetUID(), l.GetGeneration())
+	if r.secretsByGet {
+		if len(l.ListSpec().SecretNames()) == 0 {
+			return st, nil
+		}
+		// Without a watch, the Secrets are read again every
+		// secretRefresh.
+		return fmt.Sprintf("%s/t%d", st, time.Now().UnixNano()/int64(r.secretRefresh)), nil
+	}
 	ns := secretNamespace(l, r.clusterNamespace)
 	for _, name := range l.ListSpec().SecretNames() {
 		meta := &metav1.PartialObjectMetadata{}

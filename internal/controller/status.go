@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -96,5 +97,13 @@ func patchStatus(ctx context.Context, c client.Client, before, obj client.Object
 		return nil
 	}
 	patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
+	// The status says how the reconcile ended, also when it ended because
+	// its deadline passed: it gets a little time of its own.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusWriteTimeout)
+	defer cancel()
 	return client.IgnoreNotFound(c.Status().Patch(ctx, obj, patch))
 }
+
+// statusWriteTimeout bounds the status write that ends a reconcile, which
+// may come after the reconcile's own deadline.
+const statusWriteTimeout = 5 * time.Second
