@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -24,13 +25,14 @@ const (
 	AWSSessionToken    = "AWS_SESSION_TOKEN"
 )
 
-func awsOptions(ctx context.Context, a *v1alpha1.AWSAuth, secret SecretFunc) ([]etagclient.Option, string, error) {
+func awsOptions(ctx context.Context, a *v1alpha1.AWSAuth, rawURL string, secret SecretFunc, policy Policy) ([]etagclient.Option, string, error) {
 	service := a.Service
 	if service == "" {
 		service = "s3"
 	}
 	var provider aws.CredentialsProvider
 	var fp string
+	var check func(*url.URL) error
 	if a.SecretRef != nil {
 		vals, err := keys(ctx, secret, a.SecretRef.Name, []string{AWSAccessKeyID, AWSSecretAccessKey}, AWSSessionToken)
 		if err != nil {
@@ -40,6 +42,14 @@ func awsOptions(ctx context.Context, a *v1alpha1.AWSAuth, secret SecretFunc) ([]
 		vals["region"], vals["service"] = a.Region, service
 		fp = fingerprint("aws-secret", vals)
 	} else {
+		endpoint, endpoints := func(string) bool { return false }, "no endpoint of "+service
+		if service == "s3" {
+			endpoint, endpoints = s3Endpoint(a.Region), fmt.Sprintf("Amazon S3's endpoints of region %q over https", a.Region)
+		}
+		var err error
+		if check, err = ambientCheck(policy, rawURL, "spec.auth.aws without a Secret", endpoints, endpoint); err != nil {
+			return nil, "", err
+		}
 		cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(a.Region))
 		if err != nil {
 			return nil, "", fmt.Errorf("%w: AWS default credential chain: %w", ErrSpec, err)
@@ -47,10 +57,13 @@ func awsOptions(ctx context.Context, a *v1alpha1.AWSAuth, secret SecretFunc) ([]
 		provider = cfg.Credentials
 		fp = fingerprint("aws-default-chain", map[string]string{"region": a.Region, "service": service})
 	}
-	s := &awsSigner{
+	var s etagclient.Signer = &awsSigner{
 		creds:   aws.NewCredentialsCache(provider),
 		region:  a.Region,
 		service: service,
+	}
+	if check != nil {
+		s = &ambientGate{check: check, next: s}
 	}
 	return []etagclient.Option{
 		etagclient.WithSigner(s),

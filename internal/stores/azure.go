@@ -35,7 +35,7 @@ const (
 	sasRenewBefore = 10 * time.Minute
 )
 
-func azureOptions(ctx context.Context, a *v1alpha1.AzureAuth, rawURL string, secret SecretFunc) ([]etagclient.Option, string, error) {
+func azureOptions(ctx context.Context, a *v1alpha1.AzureAuth, rawURL string, secret SecretFunc, policy Policy) ([]etagclient.Option, string, error) {
 	parts, err := azblob.ParseURL(rawURL)
 	if err != nil || parts.ContainerName == "" || parts.BlobName == "" {
 		return nil, "", fmt.Errorf("%w: the list's URL does not name a container and a blob", ErrSpec)
@@ -55,11 +55,15 @@ func azureOptions(ctx context.Context, a *v1alpha1.AzureAuth, rawURL string, sec
 		s = &sharedKeySAS{cred: cred, container: parts.ContainerName, blob: parts.BlobName}
 		fp = fingerprint("azure-shared-key", vals)
 	case a.WorkloadIdentity != nil:
+		check, err := ambientCheck(policy, rawURL, "spec.auth.azure.workloadIdentity", "Azure Blob Storage's endpoints over https", blobEndpoint)
+		if err != nil {
+			return nil, "", err
+		}
 		cred, err := azidentity.NewWorkloadIdentityCredential(nil)
 		if err != nil {
 			return nil, "", fmt.Errorf("%w: Azure workload identity: %w", ErrSpec, err)
 		}
-		s = &entraBearer{cred: cred}
+		s = &ambientGate{check: check, next: &entraBearer{cred: cred}}
 		fp = fingerprint("azure-workload-identity", nil)
 	default:
 		return nil, "", fmt.Errorf("%w: spec.auth.azure names no method", ErrSpec)

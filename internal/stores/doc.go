@@ -17,4 +17,15 @@
 //
 // No signing or token code is written here; credentials never appear in
 // errors or logs.
+//
+// # Whose credentials go where
+//
+// A list that names no Secret (aws or gcp without secretRef, azure
+// workloadIdentity) would sign with the operator's own identity. The
+// caller's Policy decides whether it may (Policy.Ambient); refused, it
+// gets ErrAmbientNotAllowed and nothing is loaded, fetched or sent.
+// Allowed, the operator's identity still goes only to the provider's own
+// endpoints over https (endpoints.go) and to the hosts the operator adds
+// (Policy.AmbientHosts), checked for the list's URL and again for every
+// request.
 package stores

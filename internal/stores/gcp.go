@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
@@ -19,9 +20,10 @@ const GCPCredentialsKey = "credentials.json"
 // gcsScope is what listkeeper needs of Cloud Storage: read and write objects.
 const gcsScope = "https://www.googleapis.com/auth/devstorage.read_write"
 
-func gcpOptions(ctx context.Context, g *v1alpha1.GCPAuth, secret SecretFunc) ([]etagclient.Option, string, error) {
+func gcpOptions(ctx context.Context, g *v1alpha1.GCPAuth, rawURL string, secret SecretFunc, policy Policy) ([]etagclient.Option, string, error) {
 	var creds *google.Credentials
 	var fp string
+	var check func(*url.URL) error
 	// The token source outlives this call: it refreshes tokens for as long
 	// as the client lives.
 	bg := context.WithoutCancel(ctx)
@@ -38,14 +40,22 @@ func gcpOptions(ctx context.Context, g *v1alpha1.GCPAuth, secret SecretFunc) ([]
 		}
 		creds, fp = c, fingerprint("gcp-secret", vals)
 	} else {
+		var err error
+		if check, err = ambientCheck(policy, rawURL, "spec.auth.gcp without a Secret", "Cloud Storage (storage.googleapis.com) over https", gcsEndpoint); err != nil {
+			return nil, "", err
+		}
 		c, err := google.FindDefaultCredentials(bg, gcsScope)
 		if err != nil {
 			return nil, "", fmt.Errorf("%w: Google Application Default Credentials: %w", ErrSpec, err)
 		}
 		creds, fp = c, fingerprint("gcp-adc", nil)
 	}
+	var s etagclient.Signer = bearer{oauth2.ReuseTokenSource(nil, creds.TokenSource)}
+	if check != nil {
+		s = &ambientGate{check: check, next: s}
+	}
 	return []etagclient.Option{
-		etagclient.WithSigner(bearer{oauth2.ReuseTokenSource(nil, creds.TokenSource)}),
+		etagclient.WithSigner(s),
 		etagclient.WithGenerationPreconditions(),
 	}, fp, nil
 }
