@@ -88,7 +88,7 @@ type awsSigner struct {
 func (s *awsSigner) Sign(req *http.Request, body []byte) error {
 	creds, err := s.creds.Retrieve(req.Context())
 	if err != nil {
-		return fmt.Errorf("aws credentials: %w", err)
+		return fmt.Errorf("aws credentials: %w", credentialError(err))
 	}
 	sum := sha256.Sum256(body)
 	hash := hex.EncodeToString(sum[:])

@@ -59,7 +59,9 @@ func azureOptions(ctx context.Context, a *v1alpha1.AzureAuth, rawURL string, sec
 		if err != nil {
 			return nil, "", err
 		}
-		cred, err := azidentity.NewWorkloadIdentityCredential(nil)
+		cred, err := azidentity.NewWorkloadIdentityCredential(&azidentity.WorkloadIdentityCredentialOptions{
+			ClientOptions: azcore.ClientOptions{Transport: newCredentialClient(credentialTransport)},
+		})
 		if err != nil {
 			return nil, "", fmt.Errorf("%w: Azure workload identity: %w", ErrSpec, err)
 		}
@@ -151,7 +153,7 @@ type entraBearer struct{ cred azcore.TokenCredential }
 func (e *entraBearer) Sign(req *http.Request, _ []byte) error {
 	tok, err := e.cred.GetToken(req.Context(), policy.TokenRequestOptions{Scopes: []string{"https://storage.azure.com/.default"}})
 	if err != nil {
-		return fmt.Errorf("entra token: %w", err)
+		return fmt.Errorf("entra token: %w", credentialError(err))
 	}
 	req.Header.Set("Authorization", "Bearer "+tok.Token)
 	return nil

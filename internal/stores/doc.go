@@ -28,4 +28,11 @@
 // endpoints over https (endpoints.go) and to the hosts the operator adds
 // (Policy.AmbientHosts), checked for the list's URL and again for every
 // request.
+//
+// A service-account key from a Secret is honoured only if its token_uri is
+// Google's token endpoint (GoogleTokenURIs) or one the operator adds
+// (Policy.GCPTokenURIs); otherwise ErrTokenURINotAllowed, an ErrSpec,
+// before any request. Requests to Google's and Entra's token endpoints
+// follow no redirect, and the errors of a token or credential fetch carry
+// the endpoint's HTTP status and fixed words, never a response body.
 package stores

@@ -103,7 +103,7 @@ func TestAmbientHosts(t *testing.T) {
 
 // TestPolicyValidate: entries that could never match are reported.
 func TestPolicyValidate(t *testing.T) {
-	ok := stores.Policy{AmbientHosts: []string{"minio.internal", "10.0.0.7", "[::1]", "::1"}}
+	ok := stores.Policy{AmbientHosts: []string{"minio.internal", "10.0.0.7", "[::1]", "::1"}, GCPTokenURIs: []string{"http://127.0.0.1:8080/token"}}
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("valid policy: %v", err)
 	}
@@ -112,6 +112,8 @@ func TestPolicyValidate(t *testing.T) {
 		{AmbientHosts: []string{"https://minio.internal"}},
 		{AmbientHosts: []string{"minio.internal:9000"}},
 		{AmbientHosts: []string{""}},
+		{GCPTokenURIs: []string{"127.0.0.1:8080/token"}},
+		{GCPTokenURIs: []string{"https://tokens.internal/token?x=1"}},
 	} {
 		if err := p.Validate(); err == nil {
 			t.Errorf("%+v: valid, want an error", p)

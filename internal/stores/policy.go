@@ -15,8 +15,8 @@ import (
 
 // Policy is what the operator lets one list do with credentials that are
 // not the list's own. The caller decides it per list, from its flags and
-// the list's kind; the zero Policy allows no ambient credentials. Options
-// only reads it.
+// the list's kind; the zero Policy allows no ambient credentials and only
+// Google's token endpoints. Options only reads it.
 type Policy struct {
 	// Ambient lets a list whose spec.auth names no Secret sign with the
 	// operator's own identity: the AWS SDK's default credential chain
@@ -31,15 +31,29 @@ type Policy struct {
 	// matched exactly and case-insensitively (no wildcards), or IP
 	// addresses, on any port and over http or https. Default none.
 	AmbientHosts []string
+
+	// GCPTokenURIs are token endpoints that the token_uri of a
+	// service-account key from a Secret may name besides Google's
+	// (GoogleTokenURIs), as absolute URLs compared exactly (scheme and host
+	// case-insensitively). They are meant for tests and private
+	// deployments. Default none.
+	GCPTokenURIs []string
 }
 
 // Validate reports an entry of p that could never match: an AmbientHosts
-// entry that is not a bare host name or IP address.
+// entry that is not a bare host name or IP address, or a GCPTokenURIs
+// entry that is not an absolute http or https URL without user info, query
+// or fragment.
 func (p Policy) Validate() error {
 	var errs []error
 	for _, h := range p.AmbientHosts {
 		if !validHost(h) {
 			errs = append(errs, fmt.Errorf("ambient host %q is not a host name or an IP address", h))
+		}
+	}
+	for _, u := range p.GCPTokenURIs {
+		if _, ok := tokenURIKey(u); !ok {
+			errs = append(errs, fmt.Errorf("GCP token URI %q is not an absolute http or https URL without user info, query or fragment", u))
 		}
 	}
 	return errors.Join(errs...)

@@ -16,7 +16,8 @@ import (
 type SecretFunc func(ctx context.Context, name string) (map[string][]byte, error)
 
 // ErrSpec is wrapped by the errors of a spec.auth that cannot work as
-// written (a Secret without the keys it needs, a malformed key).
+// written (a Secret without the keys it needs, a malformed key, a key
+// whose token endpoint is not allowed).
 var ErrSpec = errors.New("invalid store credentials")
 
 // ErrAmbientNotAllowed is wrapped by the errors of a list that would sign

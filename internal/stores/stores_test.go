@@ -228,7 +228,8 @@ func TestGCS(t *testing.T) {
 	}
 	auth := &v1alpha1.StoreAuth{GCP: &v1alpha1.GCPAuth{SecretRef: &v1alpha1.SecretReference{Name: "gcp"}}}
 	sec := secrets(map[string]map[string]string{"gcp": {stores.GCPCredentialsKey: string(key)}})
-	policy := stores.Policy{}
+	// The fake token endpoint is on 127.0.0.1, not Google's.
+	policy := stores.Policy{GCPTokenURIs: []string{tokenSrv.URL + gcstoken.TokenPath}}
 	raceAdds(t, gcsSrv.URL+"/lists/allow.json", auth, sec, policy)
 	body, _, _ := gcs.Get("/lists/allow.json")
 	doc, err := etagclient.ParseDocument(body, nil)
