@@ -60,7 +60,8 @@ func azureOptions(ctx context.Context, a *v1alpha1.AzureAuth, rawURL string, sec
 			return nil, "", err
 		}
 		cred, err := azidentity.NewWorkloadIdentityCredential(&azidentity.WorkloadIdentityCredentialOptions{
-			ClientOptions: azcore.ClientOptions{Transport: newCredentialClient(credentialTransport)},
+			ClientOptions:            azcore.ClientOptions{Transport: newCredentialClient(credentialTransport, nil)},
+			DisableInstanceDiscovery: !azureInstanceDiscovery,
 		})
 		if err != nil {
 			return nil, "", fmt.Errorf("%w: Azure workload identity: %w", ErrSpec, err)
@@ -145,15 +146,21 @@ func (s *sharedKeySAS) sas() (string, error) {
 	return s.query, nil
 }
 
+// azureInstanceDiscovery is whether azidentity asks Entra's instance
+// metadata (at login.microsoftonline.com) about an authority host it does
+// not know. Tests turn it off for their fake authority (export_test.go).
+var azureInstanceDiscovery = true
+
 // entraBearer sends an Entra access token for Azure Storage; azidentity
-// caches it and renews it before it expires.
+// caches it and renews it before it expires, under the context of the
+// request that needs it.
 type entraBearer struct{ cred azcore.TokenCredential }
 
 // Sign implements etagclient.Signer.
 func (e *entraBearer) Sign(req *http.Request, _ []byte) error {
 	tok, err := e.cred.GetToken(req.Context(), policy.TokenRequestOptions{Scopes: []string{"https://storage.azure.com/.default"}})
 	if err != nil {
-		return fmt.Errorf("entra token: %w", credentialError(err))
+		return fmt.Errorf("entra token: %w", signError(req.Context(), err))
 	}
 	req.Header.Set("Authorization", "Bearer "+tok.Token)
 	return nil

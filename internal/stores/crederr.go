@@ -14,6 +14,16 @@ import (
 	"golang.org/x/oauth2"
 )
 
+// signError is credentialError for a fetch under the signing request's
+// context ctx: when ctx has ended, that is the cause, whatever the library
+// made of it.
+func signError(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); cause != nil {
+		err = cause
+	}
+	return credentialError(err)
+}
+
 // credentialError rewrites an error of a token or credentials fetch into
 // fixed words: what went wrong (the endpoint's HTTP status, a timeout, no
 // answer), and for OAuth 2.0 and AWS errors a code of their fixed

@@ -2,6 +2,7 @@ package stores_test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -83,11 +84,49 @@ func (h *hits) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.answer(w, r)
 }
 
-// serve serves h on 127.0.0.1 until the test ends.
+// hang is a handler that never answers: each request waits until the test
+// ends (or its client gives up), so a client that does not honour its own
+// deadline stays blocked.
+type hang struct {
+	stop chan struct{}
+	once sync.Once
+	// entered counts requests, left those that ended (released, or given
+	// up by their client).
+	entered, left atomic.Int64
+}
+
+func newHang(t *testing.T) *hang {
+	h := &hang{stop: make(chan struct{})}
+	t.Cleanup(h.release)
+	return h
+}
+
+func (h *hang) release() { h.once.Do(func() { close(h.stop) }) }
+
+func (h *hang) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.entered.Add(1)
+	defer h.left.Add(1)
+	// Only a request whose body was read notices that its client went
+	// away (net/http's server watches the connection after the body).
+	_, _ = io.Copy(io.Discard, r.Body)
+	select {
+	case <-h.stop:
+	case <-r.Context().Done():
+	}
+}
+
+// open returns how many requests are still waiting.
+func (h *hang) open() int64 { return h.entered.Load() - h.left.Load() }
+
+// serve serves h on 127.0.0.1 until the test ends; the hang (if any) is
+// released first, so that Close does not wait for it.
 func serve(t *testing.T, h http.Handler) *httptest.Server {
 	t.Helper()
 	s := httptest.NewServer(h)
 	t.Cleanup(s.Close)
+	if hg, ok := h.(*hang); ok {
+		t.Cleanup(hg.release) // runs before s.Close (cleanups run last first)
+	}
 	return s
 }
 

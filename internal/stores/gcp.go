@@ -2,11 +2,13 @@ package stores
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
@@ -35,12 +37,9 @@ var ErrTokenURINotAllowed = fmt.Errorf("%w: the key's token_uri is neither Googl
 const gcsScope = "https://www.googleapis.com/auth/devstorage.read_write"
 
 func gcpOptions(ctx context.Context, g *v1alpha1.GCPAuth, rawURL string, secret SecretFunc, policy Policy) ([]etagclient.Option, string, error) {
-	// The token source outlives this call: it refreshes tokens for as long
-	// as the client lives. Its requests follow no redirect.
-	bg := context.WithValue(context.WithoutCancel(ctx), oauth2.HTTPClient, newCredentialClient(credentialTransport))
-	var ts oauth2.TokenSource
+	base := credentialTransport
+	var s etagclient.Signer
 	var fp string
-	var check func(*url.URL) error
 	if g.SecretRef != nil {
 		vals, err := keys(ctx, secret, g.SecretRef.Name, []string{GCPCredentialsKey})
 		if err != nil {
@@ -50,21 +49,34 @@ func gcpOptions(ctx context.Context, g *v1alpha1.GCPAuth, rawURL string, secret 
 		if err != nil {
 			return nil, "", fmt.Errorf("secret %q key %q: %w", g.SecretRef.Name, GCPCredentialsKey, err)
 		}
-		ts, fp = cfg.TokenSource(bg), fingerprint("gcp-secret", vals)
+		s = &bearer{tokens: newTokenCache(func(ctx context.Context) (*oauth2.Token, error) {
+			return cfg.TokenSource(oauthContext(ctx, base)).Token()
+		})}
+		fp = fingerprint("gcp-secret", vals)
 	} else {
-		var err error
-		if check, err = ambientCheck(policy, rawURL, "spec.auth.gcp without a Secret", "Cloud Storage (storage.googleapis.com) over https", gcsEndpoint); err != nil {
+		check, err := ambientCheck(policy, rawURL, "spec.auth.gcp without a Secret", "Cloud Storage (storage.googleapis.com) over https", gcsEndpoint)
+		if err != nil {
 			return nil, "", err
 		}
-		c, err := google.FindDefaultCredentials(bg, gcsScope)
-		if err != nil {
+		// Application Default Credentials are looked up afresh for each
+		// token, under the signing request's context; the metadata
+		// server's client ignores it, hence within.
+		adc := func(ctx context.Context) (*oauth2.Token, error) {
+			return within(ctx, func() (*oauth2.Token, error) {
+				c, err := google.FindDefaultCredentials(oauthContext(ctx, base), gcsScope)
+				if err != nil {
+					return nil, err
+				}
+				return c.TokenSource.Token()
+			})
+		}
+		if _, err := within(ctx, func() (*google.Credentials, error) {
+			return google.FindDefaultCredentials(oauthContext(ctx, base), gcsScope)
+		}); err != nil {
 			return nil, "", fmt.Errorf("%w: Google Application Default Credentials: %w", ErrSpec, err)
 		}
-		ts, fp = c.TokenSource, fingerprint("gcp-adc", nil)
-	}
-	var s etagclient.Signer = bearer{oauth2.ReuseTokenSource(nil, ts)}
-	if check != nil {
-		s = &ambientGate{check: check, next: s}
+		s = &ambientGate{check: check, next: &bearer{tokens: newTokenCache(adc)}}
+		fp = fingerprint("gcp-adc", nil)
 	}
 	return []etagclient.Option{
 		etagclient.WithSigner(s),
@@ -115,16 +127,75 @@ func tokenURIKey(raw string) (string, bool) {
 	return scheme + "://" + strings.ToLower(u.Host) + u.EscapedPath(), true
 }
 
-// bearer sends an OAuth2 access token, reused until shortly before it
-// expires and then renewed by its token source.
-type bearer struct{ ts oauth2.TokenSource }
+// oauthContext returns ctx with the HTTP client that golang.org/x/oauth2
+// uses for token requests made under it: one that follows no redirect
+// and ends each request with ctx, also where the library makes it
+// without a context.
+func oauthContext(ctx context.Context, base http.RoundTripper) context.Context {
+	return context.WithValue(ctx, oauth2.HTTPClient, newCredentialClient(base, ctx))
+}
+
+// bearer sends an OAuth2 access token from its cache.
+type bearer struct{ tokens *tokenCache }
 
 // Sign implements etagclient.Signer.
-func (b bearer) Sign(req *http.Request, _ []byte) error {
-	tok, err := b.ts.Token()
+func (b *bearer) Sign(req *http.Request, _ []byte) error {
+	tok, err := b.tokens.token(req.Context())
 	if err != nil {
-		return fmt.Errorf("OAuth2 token: %w", credentialError(err))
+		return fmt.Errorf("OAuth2 token: %w", signError(req.Context(), err))
 	}
 	tok.SetAuthHeader(req)
 	return nil
+}
+
+// tokenCache holds an OAuth2 access token until shortly before it expires
+// (oauth2.Token.Valid), and fetches a new one under the context of the
+// request that needs it: one fetch at a time, and a request that waits
+// for its turn gives up when its context ends. It is safe for concurrent
+// use.
+type tokenCache struct {
+	fetch func(ctx context.Context) (*oauth2.Token, error)
+	turn  chan struct{}
+
+	mu  sync.Mutex
+	tok *oauth2.Token
+}
+
+func newTokenCache(fetch func(ctx context.Context) (*oauth2.Token, error)) *tokenCache {
+	return &tokenCache{fetch: fetch, turn: make(chan struct{}, 1)}
+}
+
+func (c *tokenCache) cached() *oauth2.Token {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tok.Valid() {
+		return c.tok
+	}
+	return nil
+}
+
+func (c *tokenCache) token(ctx context.Context) (*oauth2.Token, error) {
+	if tok := c.cached(); tok != nil {
+		return tok, nil
+	}
+	select {
+	case c.turn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	defer func() { <-c.turn }()
+	if tok := c.cached(); tok != nil {
+		return tok, nil
+	}
+	tok, err := c.fetch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !tok.Valid() {
+		return nil, errors.New("the token endpoint returned no usable token")
+	}
+	c.mu.Lock()
+	c.tok = tok
+	c.mu.Unlock()
+	return tok, nil
 }

@@ -38,7 +38,9 @@ var ErrAmbientNotAllowed = errors.New("ambient credentials not allowed")
 //
 // A refused list gets an ErrAmbientNotAllowed error before anything is
 // loaded; a spec that cannot work an ErrSpec error; a Secret that cannot
-// be read SecretFunc's error.
+// be read SecretFunc's error. The signer it configures fetches tokens and
+// signs under each request's context, and its errors carry no response
+// body.
 func Options(ctx context.Context, auth *v1alpha1.StoreAuth, rawURL string, secret SecretFunc, policy Policy) ([]etagclient.Option, string, error) {
 	switch {
 	case auth.AWS != nil:
