@@ -184,7 +184,7 @@ func (r *resolver) build(ctx context.Context, l v1alpha1.List) (*listConfig, err
 		cfg.opts = append(cfg.opts, stores.AzureSASOptions()...)
 	}
 	if spec.Auth != nil {
-		storeOpts, fp, err := stores.Options(ctx, spec.Auth, rawURL, r.secretData(ns))
+		storeOpts, fp, err := stores.Options(ctx, spec.Auth, rawURL, r.secretData(ns), stores.Policy{Ambient: l.GetNamespace() == ""})
 		if err != nil {
 			var cfgErr *configError
 			if errors.As(err, &cfgErr) || !errors.Is(err, stores.ErrSpec) {
