@@ -79,6 +79,8 @@ type managerConfig struct {
 	namespacedOnly bool
 	// reconcileTimeout is Options.ReconcileTimeout (default: its default).
 	reconcileTimeout time.Duration
+	// clusterAmbient is Options.ClusterAmbientCredentials.
+	clusterAmbient bool
 	// secretAccess and secretRefresh are Options.SecretAccess and
 	// Options.SecretRefresh.
 	secretAccess  SecretAccess
@@ -159,7 +161,7 @@ func startManager(t *testing.T, c managerConfig) *replica {
 	o := Options{MaxConcurrentReconciles: c.maxConcurrent, ClientOptions: append(opts, c.clientOptions...),
 		NewRateLimiter: c.newRateLimiter, LateWriteBound: c.lateWriteBound, NamespacedOnly: c.namespacedOnly,
 		ReconcileTimeout: c.reconcileTimeout, SecretAccess: c.secretAccess,
-		SecretRefresh: c.secretRefresh}
+		SecretRefresh: c.secretRefresh, ClusterAmbientCredentials: c.clusterAmbient}
 	var member *membership.Member
 	if c.member {
 		kube, err := kubernetes.NewForConfig(cfg)
