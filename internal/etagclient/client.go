@@ -180,6 +180,14 @@ func (c *Client) Reconfigure(rawURL string, opts ...Option) error {
 // log.
 func (c *Client) URL() string { return *c.shown.Load() }
 
+// Idle reports whether the Client has nothing to do: no change pending and
+// no cycle in flight.
+func (c *Client) Idle() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.running && len(c.pending) == 0
+}
+
 // Close cancels the cycle in flight, fails the changes still waiting with
 // ErrClosed, and waits for the cycle goroutine to end. A change whose write
 // was in flight may still have been applied. The Client must not be used
