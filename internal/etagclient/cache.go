@@ -30,6 +30,14 @@ func (k *cache) validator() string {
 // forget marks the cache unknown after a failure: the next cycle reads.
 func (k *cache) forget() { k.known = false }
 
+// drop forgets the cached document itself after a read that found the
+// server's document unusable (ErrInvalidDocument): the copy is of an older
+// version that no write may start from, and keeping it would only hold its
+// memory.
+func (k *cache) drop() {
+	*k = cache{}
+}
+
 // lost marks the cache stale after a lost write.
 func (k *cache) lost() { k.known, k.stale = false, true }
 

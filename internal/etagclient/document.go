@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -70,6 +71,13 @@ const maxDocumentBytes = 1<<31 - 1
 // an object on the pointer's path that has the next token as a key twice
 // wraps ErrDuplicateKey.
 func ParseDocument(raw []byte, p Pointer) (*Document, error) {
+	return parseDocument(raw, p, math.MaxInt)
+}
+
+// parseDocument is ParseDocument for a document of at most maxItems items:
+// a longer one fails with ErrTooManyItems once the count passes the limit,
+// before any item is decoded.
+func parseDocument(raw []byte, p Pointer, maxItems int) (*Document, error) {
 	if len(raw) > maxDocumentBytes {
 		return nil, fmt.Errorf("%w: %d bytes", ErrTooLarge, len(raw))
 	}
@@ -83,41 +91,66 @@ func ParseDocument(raw []byte, p Pointer) (*Document, error) {
 	if raw[start] != '[' {
 		return nil, fmt.Errorf("%w: %s is not an array", ErrNotArray, describe(p))
 	}
-	items, spans, err := scanStrings(raw, start, end)
+	n, err := countStrings(raw, start, end, maxItems)
+	switch {
+	case errors.Is(err, errTooMany):
+		return nil, fmt.Errorf("%w: %s holds more than %d, the limit (--max-items raises it)", ErrTooManyItems, describe(p), maxItems)
+	case err != nil:
+		return nil, fmt.Errorf("%w: %s %w", ErrNotArray, describe(p), err)
+	}
+	items, spans, err := scanStrings(raw, start, end, n)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s %w", ErrNotArray, describe(p), err)
 	}
 	return &Document{raw: raw, start: start, end: end, items: items, spans: spans}, nil
 }
 
-// scanStrings decodes the array raw[start:end], which is valid JSON, as
-// strings, and returns each item's span. Items without escapes are taken as
-// they are, the common case on large lists; the others go through
-// encoding/json.
-func scanStrings(raw []byte, start, end int) ([]string, []int32, error) {
-	items := []string{}
-	var spans []int32
-	i := start + 1
-	for {
-		i = skipSeparators(raw, i, end)
-		if i >= end || raw[i] == ']' {
-			return items, spans, nil
-		}
+var errTooMany = errors.New("too many items")
+
+// countStrings counts the items of the array raw[start:end], which is
+// valid JSON, and checks that each is a string. It stops at the first item
+// past limit, with errTooMany.
+func countStrings(raw []byte, start, end, limit int) (int, error) {
+	n := 0
+	for i := skipSeparators(raw, start+1, end); i < end && raw[i] != ']'; i = skipSeparators(raw, i, end) {
 		if raw[i] != '"' {
 			if bytes.HasPrefix(raw[i:end], []byte("null")) {
-				return nil, nil, errors.New("holds null")
+				return 0, errors.New("holds null")
 			}
-			return nil, nil, errors.New("holds a value that is not a string")
+			return 0, errors.New("holds a value that is not a string")
 		}
-		j, escaped := i+1, false
-		for raw[j] != '"' {
-			if raw[j] == '\\' {
-				escaped = true
-				j++
-			}
+		if n == limit {
+			return 0, errTooMany
+		}
+		n++
+		i, _ = stringEnd(raw, i)
+	}
+	return n, nil
+}
+
+// stringEnd returns the index just past the string that starts at raw[i],
+// a quote, in valid JSON, and whether the string holds an escape.
+func stringEnd(raw []byte, i int) (int, bool) {
+	j, escaped := i+1, false
+	for raw[j] != '"' {
+		if raw[j] == '\\' {
+			escaped = true
 			j++
 		}
-		j++ // past the closing quote
+		j++
+	}
+	return j + 1, escaped
+}
+
+// scanStrings decodes the n strings of the array raw[start:end], which
+// countStrings has checked, and returns each item's span. Items without
+// escapes are taken as they are, the common case on large lists; the others
+// go through encoding/json.
+func scanStrings(raw []byte, start, end, n int) ([]string, []int32, error) {
+	items := make([]string, 0, n)
+	spans := make([]int32, 0, 2*n)
+	for i := skipSeparators(raw, start+1, end); i < end && raw[i] != ']'; i = skipSeparators(raw, i, end) {
+		j, escaped := stringEnd(raw, i)
 		tok := raw[i:j]
 		var s string
 		if !escaped && utf8.Valid(tok) {
@@ -129,6 +162,7 @@ func scanStrings(raw []byte, start, end int) ([]string, []int32, error) {
 		spans = append(spans, int32(i), int32(j))
 		i = j
 	}
+	return items, spans, nil
 }
 
 // skipSeparators returns the index of the first byte at or after i, before

@@ -1,7 +1,9 @@
 package etagclient
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -136,5 +138,66 @@ func TestNewDocument(t *testing.T) {
 		if got := string(doc.Bytes()); got != tt.want {
 			t.Errorf("NewDocument(%q) = %s, want %s", tt.pointer, got, tt.want)
 		}
+	}
+}
+
+func TestParseDocumentItemLimit(t *testing.T) {
+	tests := []struct {
+		name    string
+		raw     string
+		pointer string
+		limit   int
+		want    error
+	}{
+		{"at the limit", `["a","b"]`, "", 2, nil},
+		{"over the limit", `["a","b","c"]`, "", 2, ErrTooManyItems},
+		{"over the limit, nested", `{"x":[1],"items":["a","b","c"],"y":{}}`, "/items", 2, ErrTooManyItems},
+		{"a non-string within the limit", `["a",1,"c"]`, "", 2, ErrNotArray},
+		{"empty", `[]`, "", 1, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := ParsePointer(tt.pointer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := parseDocument([]byte(tt.raw), p, tt.limit)
+			if !errors.Is(err, tt.want) || (err != nil) != (tt.want != nil) {
+				t.Fatalf("parseDocument(%s, limit %d) = %v, want %v", tt.raw, tt.limit, err, tt.want)
+			}
+			if err != nil {
+				if d != nil || !errors.Is(err, ErrInvalidDocument) {
+					t.Errorf("parseDocument returned %v with %v, want no document and an ErrInvalidDocument", d, err)
+				}
+				return
+			}
+			if len(d.Items()) > tt.limit {
+				t.Errorf("%d items, limit %d", len(d.Items()), tt.limit)
+			}
+		})
+	}
+}
+
+// TestParseDocumentOverLimitAllocates checks that a document over the item
+// limit is refused without decoding its items: the refusal of 100,000 items
+// allocates next to nothing, however long the document.
+func TestParseDocumentOverLimitAllocates(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i := range 100_000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"id-%06d"`, i)
+	}
+	b.WriteByte(']')
+	raw := b.Bytes()
+	var err error
+	allocs := testing.AllocsPerRun(5, func() { _, err = parseDocument(raw, nil, 10) })
+	if !errors.Is(err, ErrTooManyItems) {
+		t.Fatalf("parseDocument: %v, want ErrTooManyItems", err)
+	}
+	if allocs > 10 {
+		t.Errorf("refusing %d bytes allocated %v times, want at most 10", len(raw), allocs)
 	}
 }

@@ -178,14 +178,14 @@ func transportError(method, safeURL string, err error) error {
 // ErrTooLarge; it is never truncated silently.
 func readBody(resp *http.Response, limit int64) ([]byte, error) {
 	if resp.ContentLength > limit {
-		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, resp.ContentLength, limit)
+		return nil, fmt.Errorf("%w: %d bytes, more than %d, the limit (--max-body-bytes raises it)", ErrTooLarge, resp.ContentLength, limit)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(body)) > limit {
-		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)
+		return nil, fmt.Errorf("%w: more than %d bytes, the limit (--max-body-bytes raises it)", ErrTooLarge, limit)
 	}
 	return body, nil
 }

@@ -85,7 +85,7 @@ func (c *Client) get(ctx context.Context, ifNoneMatch string) (getAnswer, error)
 		}
 		return getAnswer{}, transportError(http.MethodGet, c.safeURL, err)
 	}
-	doc, err := ParseDocument(body, c.pointer)
+	doc, err := parseDocument(body, c.pointer, c.cfg.maxItems)
 	if err != nil {
 		return getAnswer{}, fmt.Errorf("GET %s: %w", c.safeURL, err)
 	}
@@ -258,7 +258,7 @@ func (c *Client) stored(resp *http.Response, sent *Document) *Document {
 	if err != nil || len(bytes.TrimSpace(body)) == 0 || bytes.Equal(body, sent.Bytes()) {
 		return sent
 	}
-	doc, err := ParseDocument(body, c.pointer)
+	doc, err := parseDocument(body, c.pointer, c.cfg.maxItems)
 	if err != nil {
 		return sent
 	}
