@@ -38,8 +38,9 @@ func (k *cache) drop() {
 	*k = cache{}
 }
 
-// lost marks the cache stale after a lost write.
-func (k *cache) lost() { k.known, k.stale = false, true }
+// lost marks the cache stale after a lost write. The document goes too:
+// the next read cannot revalidate it, and no write may start from it.
+func (k *cache) lost() { k.doc, k.known, k.stale = nil, false, true }
 
 // storeRead records what a GET said.
 func (k *cache) storeRead(a getAnswer) {
@@ -85,5 +86,5 @@ func (k *cache) snapshot() Snapshot {
 	if k.doc == nil || k.absent {
 		return Snapshot{Items: []string{}}
 	}
-	return Snapshot{ETag: k.etag, Items: k.doc.Items(), Exists: true, Bytes: len(k.doc.Bytes())}
+	return Snapshot{ETag: k.etag, Items: k.doc.Items(), Exists: true, Bytes: k.doc.size()}
 }

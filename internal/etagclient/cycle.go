@@ -190,7 +190,7 @@ func (c *Client) nextDocument(batch []*op) (*Document, bool, error) {
 		return nil, false, fmt.Errorf("update %s: %w: the new document would hold %d items, more than %d, the limit (--max-items raises it)",
 			c.safeURL, ErrTooManyItems, n, c.cfg.maxItems)
 	}
-	if n := len(next.Bytes()); int64(n) > c.cfg.maxBodyBytes {
+	if n := next.size(); int64(n) > c.cfg.maxBodyBytes {
 		return nil, false, fmt.Errorf("update %s: %w: the new document would be %d bytes, more than %d, the limit (--max-body-bytes raises it)",
 			c.safeURL, ErrTooLarge, n, c.cfg.maxBodyBytes)
 	}

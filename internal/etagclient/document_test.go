@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -168,5 +170,112 @@ func TestParseDocumentOverLimitAllocates(t *testing.T) {
 	}
 	if allocs > 10 {
 		t.Errorf("refusing %d bytes allocated %v times, want at most 10", len(raw), allocs)
+	}
+}
+
+// within reports whether s lies inside the memory of doc.
+func within(s, doc string) bool {
+	if len(s) == 0 {
+		return true
+	}
+	p, lo := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(doc)))
+	return p >= lo && p+uintptr(len(s)) <= lo+uintptr(len(doc))
+}
+
+// TestDocumentKeepsOneCopy checks that a Document holds its bytes once:
+// every item spelled without escapes is a substring of the document, after
+// a parse and after each kind of edit, so that an edited document holds
+// nothing of the one it was made from; and that the spellings of escaped
+// items survive edits byte for byte.
+func TestDocumentKeepsOneCopy(t *testing.T) {
+	raw := `{"v":1, "items": [ "a", "caf\u00e9", "\ud800", "b\/c", "é", "plain" ], "w":"\u0041"}`
+	p := Pointer{"items"}
+	d, err := ParseDocument([]byte(raw), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"caf\u00e9": `"caf\u00e9"`, "\ufffd": `"\ud800"`, "b/c": `"b\/c"`}
+	check := func(what string, d *Document) {
+		t.Helper()
+		for i, it := range d.Items() {
+			spelled := string(d.ItemBytes(i))
+			if w, ok := want[it]; ok {
+				if spelled != w {
+					t.Errorf("%s: item %q spelled %s, want %s", what, it, spelled, w)
+				}
+				continue
+			}
+			if spelled != `"`+it+`"` {
+				t.Errorf("%s: item %q spelled %s", what, it, spelled)
+			}
+			if !within(it, d.raw) {
+				t.Errorf("%s: item %q is a copy, not a substring of the document", what, it)
+			}
+		}
+		again, err := ParseDocument(d.Bytes(), p)
+		if err != nil || !slices.Equal(again.Items(), d.Items()) {
+			t.Errorf("%s: re-parse gives %q, %v; want %q", what, again.Items(), err, d.Items())
+		}
+	}
+	check("parse", d)
+	edits := []struct {
+		name string
+		ch   Change
+	}{
+		{"remove", Change{Remove: []string{"a"}}},
+		{"add", Change{Add: []string{"new", "ü", "tab\there", "\u2028"}}},
+		{"retain", Change{RetainOnly: []string{"plain", "b/c", "\ufffd", "é", "new", "ü", "tab\there", "\u2028"}}},
+	}
+	want["tab\there"], want["\u2028"] = `"tab\there"`, `"\u2028"`
+	for _, e := range edits {
+		next, changed, err := d.Apply(e.ch)
+		if err != nil || !changed {
+			t.Fatalf("%s: Apply = %v, %v", e.name, changed, err)
+		}
+		check(e.name, next)
+		for _, it := range next.Items() {
+			if len(it) > 0 && within(it, d.raw) {
+				t.Errorf("%s: item %q still points into the document it was edited from", e.name, it)
+			}
+		}
+		d = next
+	}
+}
+
+// TestDocumentAllocations checks that reading and editing a document cost
+// a few allocations, however many items it holds: items are not copied one
+// by one.
+func TestDocumentAllocations(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"items":[`)
+	for i := range 10_000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"id-%06d"`, i)
+	}
+	b.WriteString(`],"v":1}`)
+	raw := b.Bytes()
+	p := Pointer{"items"}
+	d, err := ParseDocument(raw, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := Change{Remove: []string{"id-000005"}, Add: []string{"new"}}
+	tests := []struct {
+		name string
+		op   func() error
+	}{
+		{"parse", func() error { _, err := ParseDocument(raw, p); return err }},
+		{"edit", func() error { _, _, err := d.Apply(ch); return err }},
+	}
+	for _, tt := range tests {
+		var err error
+		if allocs := testing.AllocsPerRun(5, func() { err = tt.op() }); allocs > 20 {
+			t.Errorf("%s of 10,000 items: %v allocations, want at most 20", tt.name, allocs)
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Apply returns the document with the changes applied in order (see the
@@ -35,67 +36,118 @@ func (d *Document) WithItems(items []string) (*Document, error) {
 }
 
 // rewrite builds the document that plan describes: d's kept items, byte for
-// byte, then the added ones.
+// byte, then the added ones. It measures the new document first, builds it
+// in one allocation of that size, and then points the items into it, so
+// that the new document holds none of d's memory.
 func (d *Document) rewrite(plan editPlan) (*Document, error) {
-	n := d.end - d.start + 2
-	for _, id := range plan.add {
-		n += len(id) + 3
-	}
-	arr := make([]byte, 0, n)
-	arr = append(arr, '[')
-	items := make([]string, 0, len(d.items)+len(plan.add))
-	spans := make([]int32, 0, 2*cap(items))
-	for i, it := range d.items {
-		if plan.drop != nil && plan.drop[i] {
+	// The spellings of the added items that are not their text in
+	// quotes; "" for the others.
+	enc := make([]string, len(plan.add))
+	for k, id := range plan.add {
+		if plainASCII(id) {
 			continue
 		}
-		if len(items) > 0 {
-			arr = append(arr, ',')
-		}
-		at := d.start + len(arr)
-		arr = append(arr, d.ItemBytes(i)...)
-		items = append(items, it)
-		spans = append(spans, int32(at), int32(d.start+len(arr)))
-	}
-	for _, id := range plan.add {
-		if len(items) > 0 {
-			arr = append(arr, ',')
-		}
-		at := d.start + len(arr)
-		var err error
-		if arr, err = appendString(arr, id); err != nil {
+		s, err := encodeString(id)
+		if err != nil {
 			return nil, fmt.Errorf("encode item: %w", err)
 		}
-		items = append(items, id)
-		spans = append(spans, int32(at), int32(d.start+len(arr)))
+		if len(s) != len(id)+2 || s[1:len(s)-1] != id {
+			enc[k] = s
+		}
 	}
-	arr = append(arr, ']')
-	if len(d.raw)-(d.end-d.start)+len(arr) > maxDocumentBytes {
+
+	n, size := 0, len(d.raw)-(d.end-d.start)+len("[]")
+	measure := func(item, spelling string) {
+		if n > 0 {
+			size++ // the comma
+		}
+		n++
+		if spelling != "" {
+			size += len(spelling)
+		} else {
+			size += len(item) + 2
+		}
+	}
+	d.kept(plan.drop, measure)
+	for k, id := range plan.add {
+		measure(id, enc[k])
+	}
+	if size > maxDocumentBytes {
 		return nil, fmt.Errorf("%w: the new document would exceed 2 GiB", ErrTooLarge)
 	}
-	raw := make([]byte, 0, len(d.raw)-(d.end-d.start)+len(arr))
-	raw = append(raw, d.raw[:d.start]...)
-	raw = append(raw, arr...)
-	raw = append(raw, d.raw[d.end:]...)
-	return &Document{raw: raw, start: d.start, end: d.start + len(arr), items: items, spans: spans}, nil
+
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(d.raw[:d.start])
+	b.WriteByte('[')
+	next := &Document{start: d.start, items: make([]string, 0, n)}
+	write := func(item, spelling string) {
+		if len(next.items) > 0 {
+			b.WriteByte(',')
+		}
+		if spelling != "" {
+			next.escaped = append(next.escaped, span{item: int32(len(next.items)), start: int32(b.Len()), end: int32(b.Len() + len(spelling))})
+			b.WriteString(spelling)
+		} else {
+			b.WriteByte('"')
+			b.WriteString(item)
+			b.WriteByte('"')
+		}
+		next.items = append(next.items, item)
+	}
+	d.kept(plan.drop, write)
+	for k, id := range plan.add {
+		write(id, enc[k])
+	}
+	b.WriteByte(']')
+	next.end = b.Len()
+	b.WriteString(d.raw[d.end:])
+	next.raw = b.String()
+	next.repoint()
+	return next, nil
 }
 
-// appendString appends s as a JSON string, without HTML escaping. Plain
-// printable ASCII, by far the common case, is copied as it is; anything else
-// goes through encoding/json.
-func appendString(dst []byte, s string) ([]byte, error) {
-	if plainASCII(s) {
-		dst = append(dst, '"')
-		dst = append(dst, s...)
-		return append(dst, '"'), nil
+// kept calls f, in order, with each item of d that drop (nil: none) does
+// not drop, and with its spelling when it is not its text in quotes ("").
+func (d *Document) kept(drop []bool, f func(item, spelling string)) {
+	esc := d.escaped
+	for i, it := range d.items {
+		spelling := ""
+		if len(esc) > 0 && int(esc[0].item) == i {
+			spelling = d.raw[esc[0].start:esc[0].end]
+			esc = esc[1:]
+		}
+		if drop == nil || !drop[i] {
+			f(it, spelling)
+		}
 	}
+}
+
+// repoint makes each item that is spelled as its text in quotes a
+// substring of raw, which rewrite built without white space around the
+// commas.
+func (d *Document) repoint() {
+	at, esc := d.start+1, d.escaped
+	for k, it := range d.items {
+		if len(esc) > 0 && int(esc[0].item) == k {
+			at = int(esc[0].end) + 1
+			esc = esc[1:]
+			continue
+		}
+		d.items[k] = d.raw[at+1 : at+1+len(it)]
+		at += len(it) + 3 // the quotes and the comma
+	}
+}
+
+// encodeString returns s as a JSON string, without HTML escaping.
+func encodeString(s string) (string, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(s); err != nil {
-		return nil, err
+		return "", err
 	}
-	return append(dst, bytes.TrimRight(buf.Bytes(), "\n")...), nil
+	return strings.TrimRight(buf.String(), "\n"), nil
 }
 
 // plainASCII reports whether s needs no escaping in a JSON string.
