@@ -32,7 +32,8 @@ import (
 )
 
 // serverEnv, when set in the environment, makes the test binary serve a
-// list instead of running tests: "IDS,LEN" serves IDS IDs of LEN bytes.
+// list instead of running tests: "IDS,LEN,ESCAPED" serves IDS IDs of LEN
+// bytes, spelled with an escape when ESCAPED is true.
 const serverEnv = "LISTKEEPER_SIZING_SERVER"
 
 // listPath is the document's path on the fake server.
@@ -49,10 +50,24 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// shape is what a list is made of: how many IDs, of how many bytes each.
+// shape is what a list is made of: how many IDs, of how many bytes each,
+// and whether the document spells each with an escape (its first
+// character as \u0030), so that the client must decode it apart.
 type shape struct {
 	ids, idLen int
+	escaped    bool
 }
+
+// spell returns id as the document spells it, quotes included.
+func (sh shape) spell(id string) string {
+	if sh.escaped {
+		return `"\u00` + fmt.Sprintf("%02x", id[0]) + id[1:] + `"`
+	}
+	return `"` + id + `"`
+}
+
+// spelledLen is the length of an ID as the document spells it.
+func (sh shape) spelledLen() int { return len(sh.spell(id(0, sh.idLen))) }
 
 // id returns ID number i of the given length, unique per i: a UUID when
 // the length is 36, else i in base 36, padded with zeros.
@@ -67,20 +82,21 @@ func id(i, idLen int) string {
 	return strings.Repeat("0", idLen-len(s)) + s
 }
 
-// documentBytes is the size of document(ids) for n IDs of idLen bytes.
-func documentBytes(n, idLen int) int {
-	return len(`{"items":[]}`) + n*(idLen+2) + max(n-1, 0)
+// documentBytes is the size of the document of sh.
+func (sh shape) documentBytes() int {
+	return len(`{"items":[]}`) + sh.ids*sh.spelledLen() + max(sh.ids-1, 0)
 }
 
-// document is {"items":["...",...]} with the given IDs.
-func document(ids []string) []byte {
+// document is {"items":[...]} with the IDs of sh.
+func (sh shape) document() []byte {
 	var b strings.Builder
+	b.Grow(sh.documentBytes())
 	b.WriteString(`{"items":[`)
-	for i, s := range ids {
+	for i := range sh.ids {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(`"` + s + `"`)
+		b.WriteString(sh.spell(id(i, sh.idLen)))
 	}
 	b.WriteString("]}")
 	return []byte(b.String())
@@ -100,18 +116,14 @@ const (
 // client's next read is a full one; the server answers "ok".
 func serve(spec string) error {
 	var sh shape
-	if _, err := fmt.Sscanf(spec, "%d,%d", &sh.ids, &sh.idLen); err != nil {
+	if _, err := fmt.Sscanf(spec, "%d,%d,%t", &sh.ids, &sh.idLen, &sh.escaped); err != nil {
 		return fmt.Errorf("spec %q: %w", spec, err)
-	}
-	ids := make([]string, sh.ids)
-	for i := range ids {
-		ids[i] = id(i, sh.idLen)
 	}
 	srv, err := fakeapi.New()
 	if err != nil {
 		return err
 	}
-	if _, err := srv.Set(listPath, document(ids)); err != nil {
+	if _, err := srv.Set(listPath, sh.document()); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -128,7 +140,7 @@ func serve(spec string) error {
 				fmt.Fprintln(os.Stderr, "touch: the document is gone")
 				return
 			}
-			if _, err := srv.Set(listPath, replaceFirst(body, id(touchBase+k, sh.idLen))); err != nil {
+			if _, err := srv.Set(listPath, replaceFirst(body, sh.spell(id(touchBase+k, sh.idLen)))); err != nil {
 				fmt.Fprintln(os.Stderr, "touch:", err)
 				return
 			}
@@ -142,11 +154,11 @@ func serve(spec string) error {
 }
 
 // replaceFirst replaces the first ID of a document built by document with
-// id, which has the same length.
-func replaceFirst(doc []byte, id string) []byte {
+// spelled, which is as long as its spelling.
+func replaceFirst(doc []byte, spelled string) []byte {
 	out := append([]byte(nil), doc...)
-	at := len(`{"items":["`)
-	copy(out[at:at+len(id)], id)
+	at := len(`{"items":[`)
+	copy(out[at:at+len(spelled)], spelled)
 	return out
 }
 
@@ -161,7 +173,7 @@ type server struct {
 func startServer(tb testing.TB, sh shape) *server {
 	tb.Helper()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d,%d", serverEnv, sh.ids, sh.idLen))
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d,%d,%t", serverEnv, sh.ids, sh.idLen, sh.escaped))
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
