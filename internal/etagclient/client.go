@@ -125,8 +125,8 @@ func newLocation(rawURL string, opts []Option) (*location, Pointer, error) {
 	if err != nil {
 		return nil, Pointer{}, err
 	}
-	if cfg.maxBodyBytes <= 0 || cfg.maxBodyBytes > maxDocumentBytes || cfg.requestTimeout <= 0 {
-		return nil, Pointer{}, fmt.Errorf("max body bytes must be in 1..%d and the request timeout positive", int64(maxDocumentBytes))
+	if cfg.maxBodyBytes <= 0 || cfg.maxBodyBytes > maxDocumentBytes || cfg.maxItems <= 0 || cfg.requestTimeout <= 0 {
+		return nil, Pointer{}, fmt.Errorf("max body bytes must be in 1..%d, and max items and the request timeout positive", int64(maxDocumentBytes))
 	}
 	hc, own := newHTTPClient(&cfg, u)
 	shown := RedactURL(u)
