@@ -39,6 +39,8 @@ type claimClient struct {
 	// obs counts the client's requests and writes under its holder
 	// (listkeeper_http_requests_total, listkeeper_list_writes_total).
 	obs *metrics.ListObserver
+	// bucket is the bucket of the document.
+	bucket int
 }
 
 // Resolve returns l's configuration (see resolver.resolve).
@@ -62,7 +64,7 @@ func (r *ListClients) Client(cfg *listConfig, holder listRef) (*etagclient.Clien
 		if err != nil {
 			return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: err.Error()}
 		}
-		cc = &claimClient{client: c, hash: cfg.hash, obs: obs}
+		cc = &claimClient{client: c, hash: cfg.hash, obs: obs, bucket: r.Owner.Bucket(DocumentBucketKey(cfg.document))}
 		r.byClaim[cfg.claim] = cc
 	case cc.hash != cfg.hash:
 		if err := cc.client.Reconfigure(cfg.rawURL, r.options(cfg)...); err != nil {
@@ -99,6 +101,26 @@ func (r *ListClients) Forget(ref listRef) {
 			cc.holder = listRef{}
 		}
 		if cc.holder == (listRef{}) && cc.client.Idle() {
+			idle = append(idle, cc.client)
+			delete(r.byClaim, claim)
+		}
+	}
+	r.mu.Unlock()
+	for _, c := range idle {
+		c.Close()
+	}
+}
+
+// Sweep closes the clients that hold nothing in flight and whose document
+// this replica no longer owns (its bucket moved to another replica): each
+// keeps a copy of its document, and a replica should keep only those of the
+// documents it writes. A client is made again when its document comes
+// back.
+func (r *ListClients) Sweep() {
+	r.mu.Lock()
+	var idle []*etagclient.Client
+	for claim, cc := range r.byClaim {
+		if !r.Owner.Owns(cc.bucket) && cc.client.Idle() {
 			idle = append(idle, cc.client)
 			delete(r.byClaim, claim)
 		}
