@@ -105,6 +105,17 @@ var commands = []*command{
 		},
 	},
 	{
+		name: "why", args: "ENTRY|LIST", nargs: 1, bare: kindListEntry, kinds: []kind{kindExternalList, kindClusterExternalList, kindListEntry},
+		summary: "the conditions of an entry and of its list, in words, with the next step",
+		run: func(ctx context.Context, e *env, inv *invocation) error {
+			r, err := inv.ref(e.namespace)
+			if err != nil {
+				return err
+			}
+			return runWhy(ctx, e, r)
+		},
+	},
+	{
 		name: "version", offline: true,
 		summary: "print the plugin's version",
 		run: func(_ context.Context, e *env, _ *invocation) error {
@@ -138,7 +149,7 @@ func parse(args []string, stderr io.Writer) (*invocation, error) {
 		if slices.ContainsFunc(args, isHelp) {
 			return nil, flag.ErrHelp
 		}
-		return nil, errors.New("no command: use status or version")
+		return nil, errors.New("no command: use status, why or version")
 	}
 	var cmd *command
 	for _, c := range commands {
@@ -265,7 +276,7 @@ func usage(w io.Writer) {
 // objectsHelp says how objects are named.
 const objectsHelp = `
 LIST is NAME or xl/NAME (an ExternalList in the namespace), or cxl/NAME (a
-ClusterExternalList).
+ClusterExternalList); ENTRY is le/NAME (why takes a bare NAME as one).
 `
 
 // commandUsage writes a command's usage with its flags, as --long (-s).

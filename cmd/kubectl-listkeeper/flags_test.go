@@ -82,16 +82,19 @@ func TestParse(t *testing.T) {
 			opts: status(options{namespace: "team-a", output: "json", owner: ownerQuery{Namespace: "default"}})},
 		{args: []string{"--kubeconfig", "/tmp/kc", "--context=demo", "-n", "team-a", "status", "cxl/shared", "--member-group", "lk", "--buckets=64"}, cmd: "status", pos: []string{"cxl/shared"},
 			opts: status(options{kubeconfig: "/tmp/kc", context: "demo", namespace: "team-a", owner: ownerQuery{Group: "lk", Buckets: 64}})},
+		{args: []string{"why", "tenant-a"}, cmd: "why", pos: []string{"tenant-a"}},
 		{args: []string{"version"}, cmd: "version"},
 		{args: nil, err: "no command"},
 		{args: []string{"-n", "x"}, err: "no command"},
 		{args: []string{"frobnicate", "x"}, err: `unknown command "frobnicate"`},
 		{args: []string{"status"}, err: "status takes one argument, LIST; got 0"},
+		{args: []string{"why", "a", "b"}, err: "why takes one argument, ENTRY|LIST; got 2"},
 		{args: []string{"version", "x"}, err: "version takes no arguments"},
 		{args: []string{"status", "le/tenant-a"}, err: "status takes LIST, not a ListEntry"},
 		{args: []string{"status", "pod/x"}, err: `unknown kind "pod"`},
 		{args: []string{"status", "x", "-o", "yaml"}, err: `-o "yaml": the output is human-readable, or json`},
 		{args: []string{"status", "x", "--buckets", "0"}, err: "--buckets 0: must be positive"},
+		{args: []string{"why", "x", "--timeout", "1s"}, err: "flag provided but not defined: -timeout"},
 		{args: []string{"version", "-n", "x"}, err: "flag provided but not defined: -n"},
 	}
 	for _, tt := range tests {
@@ -114,7 +117,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"-h"}, {"--help"}, {"status", "-h"}, {"status", "--help"}, {"version", "-h"}} {
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"status", "-h"}, {"why", "--help"}, {"version", "-h"}} {
 		var out strings.Builder
 		if _, err := parse(args, &out); !errors.Is(err, flag.ErrHelp) {
 			t.Errorf("%q: %v, want flag.ErrHelp", args, err)

@@ -17,13 +17,15 @@ limitations under the License.
 // Command kubectl-listkeeper is listkeeper's kubectl plugin: on the PATH,
 // kubectl runs it as `kubectl listkeeper`. It reads the cluster of the
 // user's kubeconfig (--kubeconfig, KUBECONFIG, --context, -n) and says
-// what the operator is doing with a list:
+// what the operator is doing with a list or an entry:
 //
 //   - status LIST: whether the list holds the claim on its document (and
 //     if not, which list does), the operator replica that writes the
 //     document (from the members' Leases, see internal/membership), its
 //     entries by condition, its item counts, last sync and last error,
 //     its redacted URL and document ID; -o json for scripts.
+//   - why ENTRY|LIST: the conditions of an entry and of its list, in
+//     words, with the next step for each reason (reasons.go).
 //
 // Run it with -h for the flags.
 package main

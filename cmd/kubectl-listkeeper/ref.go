@@ -86,6 +86,18 @@ func (r ref) String() string {
 	return string(r.Kind) + " " + r.Namespace + "/" + r.Name
 }
 
+// arg is r as an argument of the plugin's commands: xl/NAME, cxl/NAME or
+// le/NAME.
+func (r ref) arg() string {
+	switch r.Kind {
+	case kindClusterExternalList:
+		return "cxl/" + r.Name
+	case kindListEntry:
+		return "le/" + r.Name
+	}
+	return "xl/" + r.Name
+}
+
 // object returns an empty object of r's kind.
 func (r ref) object() client.Object {
 	switch r.Kind {
