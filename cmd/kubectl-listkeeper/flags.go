@@ -27,6 +27,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/membership"
 	"github.com/listkeeper/listkeeper/internal/version"
 )
@@ -47,6 +48,7 @@ type options struct {
 	namespace  string
 	output     string
 	owner      ownerQuery
+	reconcile  reconcileOptions
 }
 
 // command is one subcommand.
@@ -105,6 +107,26 @@ var commands = []*command{
 		},
 	},
 	{
+		name: "reconcile", args: "LIST|ENTRY", nargs: 1, bare: kindExternalList, kinds: []kind{kindExternalList, kindClusterExternalList, kindListEntry},
+		summary: "set " + v1alpha1.ReconcileRequestedAtAnnotation + " to now and wait until the operator has handled it, then print Ready",
+		flags: func(fs *flag.FlagSet, o *options) {
+			fs.DurationVar(&o.reconcile.Timeout, "timeout", defaultReconcileTimeout, "how long to wait for the operator")
+		},
+		check: func(o *options) error {
+			if o.reconcile.Timeout <= 0 {
+				return fmt.Errorf("--timeout %s: must be positive", o.reconcile.Timeout)
+			}
+			return nil
+		},
+		run: func(ctx context.Context, e *env, inv *invocation) error {
+			r, err := inv.ref(e.namespace)
+			if err != nil {
+				return err
+			}
+			return runReconcile(ctx, e, r, inv.opts.reconcile)
+		},
+	},
+	{
 		name: "why", args: "ENTRY|LIST", nargs: 1, bare: kindListEntry, kinds: []kind{kindExternalList, kindClusterExternalList, kindListEntry},
 		summary: "the conditions of an entry and of its list, in words, with the next step",
 		run: func(ctx context.Context, e *env, inv *invocation) error {
@@ -149,7 +171,7 @@ func parse(args []string, stderr io.Writer) (*invocation, error) {
 		if slices.ContainsFunc(args, isHelp) {
 			return nil, flag.ErrHelp
 		}
-		return nil, errors.New("no command: use status, why or version")
+		return nil, errors.New("no command: use status, reconcile, why or version")
 	}
 	var cmd *command
 	for _, c := range commands {

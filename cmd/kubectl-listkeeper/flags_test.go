@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/listkeeper/listkeeper/internal/membership"
 )
@@ -70,6 +71,12 @@ func TestParse(t *testing.T) {
 		}
 		return o
 	}
+	reconcile := func(o options) options {
+		if o.reconcile.Timeout == 0 {
+			o.reconcile.Timeout = defaultReconcileTimeout
+		}
+		return o
+	}
 	tests := []struct {
 		args []string
 		cmd  string
@@ -82,6 +89,8 @@ func TestParse(t *testing.T) {
 			opts: status(options{namespace: "team-a", output: "json", owner: ownerQuery{Namespace: "default"}})},
 		{args: []string{"--kubeconfig", "/tmp/kc", "--context=demo", "-n", "team-a", "status", "cxl/shared", "--member-group", "lk", "--buckets=64"}, cmd: "status", pos: []string{"cxl/shared"},
 			opts: status(options{kubeconfig: "/tmp/kc", context: "demo", namespace: "team-a", owner: ownerQuery{Group: "lk", Buckets: 64}})},
+		{args: []string{"reconcile", "--namespace=team-a", "le/tenant-a", "--timeout", "5s"}, cmd: "reconcile", pos: []string{"le/tenant-a"},
+			opts: reconcile(options{namespace: "team-a", reconcile: reconcileOptions{Timeout: 5 * time.Second}})},
 		{args: []string{"why", "tenant-a"}, cmd: "why", pos: []string{"tenant-a"}},
 		{args: []string{"version"}, cmd: "version"},
 		{args: nil, err: "no command"},
@@ -94,6 +103,7 @@ func TestParse(t *testing.T) {
 		{args: []string{"status", "pod/x"}, err: `unknown kind "pod"`},
 		{args: []string{"status", "x", "-o", "yaml"}, err: `-o "yaml": the output is human-readable, or json`},
 		{args: []string{"status", "x", "--buckets", "0"}, err: "--buckets 0: must be positive"},
+		{args: []string{"reconcile", "x", "--timeout", "0s"}, err: "--timeout 0s: must be positive"},
 		{args: []string{"why", "x", "--timeout", "1s"}, err: "flag provided but not defined: -timeout"},
 		{args: []string{"version", "-n", "x"}, err: "flag provided but not defined: -n"},
 	}
@@ -117,7 +127,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"-h"}, {"--help"}, {"status", "-h"}, {"why", "--help"}, {"version", "-h"}} {
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"status", "-h"}, {"reconcile", "--help"}, {"why", "-h"}, {"version", "-h"}} {
 		var out strings.Builder
 		if _, err := parse(args, &out); !errors.Is(err, flag.ErrHelp) {
 			t.Errorf("%q: %v, want flag.ErrHelp", args, err)

@@ -24,6 +24,9 @@ limitations under the License.
 //     document (from the members' Leases, see internal/membership), its
 //     entries by condition, its item counts, last sync and last error,
 //     its redacted URL and document ID; -o json for scripts.
+//   - reconcile LIST|ENTRY: sets listkeeper.dev/reconcile-requested-at
+//     and waits until the operator has handled it, as `flux reconcile`
+//     does, then prints the outcome.
 //   - why ENTRY|LIST: the conditions of an entry and of its list, in
 //     words, with the next step for each reason (reasons.go).
 //
