@@ -119,6 +119,7 @@ bench: ## Compare update strategies against the fake list server; tables and cha
 build: ## Build the manager and fakeapi binaries into bin/.
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/manager ./cmd/manager
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/fakeapi ./cmd/fakeapi
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/kubectl-listkeeper ./cmd/kubectl-listkeeper
 
 .PHONY: run
 run: ## Run the manager against the cluster of the current kubeconfig.
