@@ -28,70 +28,10 @@ import (
 	"github.com/listkeeper/listkeeper/internal/controller"
 )
 
-// Claims, as the operator decides them (internal/controller/claims.go): of
-// all the lists that name one document and items pointer, exactly one
-// holds the claim, a ClusterExternalList before any ExternalList, then the
-// oldest (creation time, then UID). The operator's functions are not
-// exported; the few lines below follow them, and claim_test.go pins the
-// order.
-
-// documentOf returns the document ID a list names as the operator knows
-// it: from spec.url directly, else from status.documentID once the status
-// describes the current generation (a urlFrom list, whose URL only its
-// Secret knows). "" when it is not known.
-func documentOf(l v1alpha1.List) string {
-	spec, st := l.ListSpec(), l.ListStatus()
-	if spec.URL != "" {
-		return controller.DocumentIDOfURL(spec.URL)
-	}
-	if st.ObservedGeneration != l.GetGeneration() {
-		return ""
-	}
-	return st.DocumentID
-}
-
-// claimKey is what one list at a time holds the claim on: a document and
-// an items pointer; "" while the document is not known.
-func claimKey(l v1alpha1.List) string {
-	doc := documentOf(l)
-	if doc == "" {
-		return ""
-	}
-	return doc + "\x00" + l.ListSpec().ItemsPointer
-}
-
-// claimsBefore reports whether a comes before b in the claim order.
-func claimsBefore(a, b v1alpha1.List) bool {
-	ak, bk := a.ListKind() == v1alpha1.ListKindClusterExternalList, b.ListKind() == v1alpha1.ListKindClusterExternalList
-	if ak != bk {
-		return ak
-	}
-	at, bt := a.GetCreationTimestamp(), b.GetCreationTimestamp()
-	if !at.Equal(&bt) {
-		return at.Before(&bt)
-	}
-	return a.GetUID() < b.GetUID()
-}
-
-// holderName names the holder of a claim as the operator's DocumentInUse
-// message does for a user of namespace ("" for a cluster-scoped list,
-// whose readers see every list): by name only when it is in the same
-// namespace, never where the document is.
-func holderName(holder v1alpha1.List, namespace string) string {
-	switch {
-	case namespace == "":
-		who := fmt.Sprintf("%s %q", holder.ListKind(), holder.GetName())
-		if ns := holder.GetNamespace(); ns != "" {
-			who += " in namespace " + ns
-		}
-		return who
-	case holder.ListKind() == v1alpha1.ListKindClusterExternalList:
-		return "a ClusterExternalList"
-	case holder.GetNamespace() == namespace:
-		return fmt.Sprintf("ExternalList %q", holder.GetName())
-	}
-	return "a list in another namespace"
-}
+// Claims are decided as the operator decides them, with its own functions
+// (internal/controller/claims.go, lists.go): of all the lists that name
+// one document and items pointer, exactly one holds the claim, a
+// ClusterExternalList before any ExternalList, then the oldest.
 
 // claimView says whether a list holds the claim on its document.
 type claimView struct {
@@ -99,7 +39,7 @@ type claimView struct {
 	Known bool `json:"known"`
 	// Held is true when the list holds the claim.
 	Held bool `json:"held"`
-	// Holder names the list that holds it instead (see holderName).
+	// Holder names the list that holds it instead (see controller.HolderName).
 	Holder string `json:"holder,omitempty"`
 	// Note qualifies the answer: what could not be read, or where the
 	// operator's status disagrees.
@@ -115,18 +55,19 @@ type visibleLists struct {
 
 // decideClaim works out l's claim from the lists the user can read.
 func decideClaim(l v1alpha1.List, seen visibleLists) claimView {
-	key := claimKey(l)
+	key := controller.ClaimKey(l)
 	if key == "" {
 		return claimView{Note: "the document is not known yet: the operator publishes status.documentID once it has read spec.urlFrom's Secret"}
 	}
-	holder := l
+	candidates := []v1alpha1.List{l}
 	for _, o := range seen.lists {
-		if o.GetUID() != l.GetUID() && claimKey(o) == key && claimsBefore(o, holder) {
-			holder = o
+		if o.GetUID() != l.GetUID() && controller.ClaimKey(o) == key {
+			candidates = append(candidates, o)
 		}
 	}
+	holder := controller.ClaimHolder(candidates)
 	if holder.GetUID() != l.GetUID() {
-		return claimView{Known: true, Holder: holderName(holder, l.GetNamespace())}
+		return claimView{Known: true, Holder: controller.HolderName(holder, l.GetNamespace())}
 	}
 	ready := meta.FindStatusCondition(l.ListStatus().Conditions, v1alpha1.ConditionReady)
 	if ready == nil || ready.Reason != v1alpha1.ReasonDocumentInUse {

@@ -62,12 +62,12 @@ var explanations = map[string]explanation{
 		Action:  "check the token or credentials in the Secret, and the permissions they carry",
 	},
 	v1alpha1.ReasonRejected: {
-		Meaning: "the server refused the request as such (400, 405, 409, 413, 415, 422), or redirected a write",
+		Meaning: "the server refused the request as such (400, 405, 409, 411, 413, 415, 422), or redirected a write",
 		Action:  "a redirected write names the new location in the message: point spec.url at it; otherwise check the document's size and the server's rules",
 	},
 	v1alpha1.ReasonInvalidDocument: {
-		Meaning: "not JSON (e.g. an HTML error page), the pointer does not lead to an array of strings, an object on the pointer's path has the key twice, or the body exceeds --max-body-bytes",
-		Action:  "fix itemsPointer or the server; nothing was written",
+		Meaning: "not JSON (e.g. an HTML error page), the pointer does not lead to an array of strings, an object on the pointer's path has the key twice, the body exceeds --max-body-bytes, or the array holds more than --max-items items",
+		Action:  "fix itemsPointer or the server, or raise the cap (README, \"Sizing\"); nothing was written",
 	},
 	v1alpha1.ReasonUnsafeServer: {
 		Meaning: "no ETag, a weak ETag, or 428 to a conditional PUT",

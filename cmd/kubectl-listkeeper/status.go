@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/controller"
 )
 
 // listStatus is what `status` reports about a list; -o json prints it as
@@ -124,7 +125,7 @@ func readStatus(ctx context.Context, e *env, r ref, q ownerQuery) (*listStatus, 
 		RedactedURL: st.RedactedURL, DocumentID: st.DocumentID,
 	}
 	if s.DocumentID == "" {
-		s.DocumentID = documentOf(l)
+		s.DocumentID = controller.DocumentOf(l)
 	}
 	if st.LastSyncTime != nil {
 		t := st.LastSyncTime.Time
@@ -145,7 +146,7 @@ func readStatus(ctx context.Context, e *env, r ref, q ownerQuery) (*listStatus, 
 	s.Entries = countEntries(entries, r)
 	s.Entries.Note = note
 	leases, err := readLeases(ctx, e.c, q)
-	s.Owner = decideOwner(leases, documentOf(l), q, e.now())
+	s.Owner = decideOwner(leases, controller.DocumentOf(l), q, e.now())
 	if err != nil {
 		s.Owner.Note = err.Error()
 	}

@@ -120,7 +120,7 @@ func (r *EntryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if l == nil {
 		return r.listMissing(ctx, s)
 	}
-	if documentOf(l) == "" {
+	if DocumentOf(l) == "" {
 		r.documentUnknown(s)
 		return requeueOnConflict(r.patchStatus(ctx, s))
 	}
@@ -364,7 +364,7 @@ func (r *EntryReconciler) fenced(s *entryScope) error {
 
 // client returns the client of the entry's list's claim, and the claim.
 func (r *EntryReconciler) client(ctx context.Context, s *entryScope) (*etagclient.Client, string, error) {
-	cfg, err := r.Lists.Resolve(ctx, s.list)
+	cfg, err := r.Lists.resolve(ctx, s.list)
 	if err != nil {
 		return nil, "", err
 	}

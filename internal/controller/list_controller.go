@@ -120,7 +120,7 @@ func (r *ListReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 		r.verify.Store(s.ref, struct{}{})
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
-	cfg, err := r.Lists.Resolve(ctx, l)
+	cfg, err := r.Lists.resolve(ctx, l)
 	if err == nil {
 		s.cfg = cfg
 		if res, done, err := r.claim(ctx, s); done {
@@ -188,7 +188,7 @@ func (r *ListReconciler) sync(ctx context.Context, s *listScope, err error) (ctr
 // another bucket: a URL from a Secret, first read or changed.
 func (r *ListReconciler) publishDocument(s *listScope) (moved bool) {
 	st := s.list.ListStatus()
-	if st.DocumentID == s.cfg.document && documentOf(s.list) != "" {
+	if st.DocumentID == s.cfg.document && DocumentOf(s.list) != "" {
 		return false
 	}
 	st.DocumentID = s.cfg.document
@@ -523,7 +523,7 @@ func (r *ListReconciler) rivals(ctx context.Context, obj client.Object) []reconc
 	if !ok {
 		return nil
 	}
-	key := claimKey(l)
+	key := ClaimKey(l)
 	if key == "" {
 		return nil
 	}
