@@ -132,7 +132,7 @@ func serve(spec string) error {
 	}
 	fmt.Println("http://" + ln.Addr().String())
 	go func() {
-		defer ln.Close()
+		defer func() { _ = ln.Close() }()
 		in := bufio.NewScanner(os.Stdin)
 		for k := 0; in.Scan(); k++ {
 			body, _, ok := srv.Get(listPath)

@@ -43,8 +43,8 @@ type claimClient struct {
 	bucket int
 }
 
-// Resolve returns l's configuration (see resolver.resolve).
-func (r *ListClients) Resolve(ctx context.Context, l v1alpha1.List) (*listConfig, error) {
+// resolve returns l's configuration (see resolver.resolve).
+func (r *ListClients) resolve(ctx context.Context, l v1alpha1.List) (*listConfig, error) {
 	return r.resolver.resolve(ctx, l)
 }
 

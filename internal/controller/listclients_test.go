@@ -192,7 +192,7 @@ func TestSweepClosesClientsOfDocumentsNotOwned(t *testing.T) {
 	clientOf := func(path string) *etagclient.Client {
 		t.Helper()
 		l := newExternalList("ns", strings.TrimPrefix(path, "/"), lists.url+path)
-		cfg, err := lc.Resolve(context.Background(), l)
+		cfg, err := lc.resolve(context.Background(), l)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +215,7 @@ func TestSweepClosesClientsOfDocumentsNotOwned(t *testing.T) {
 			return errors.New("not idle yet")
 		}
 		if _, err := theirs.Read(context.Background()); !errors.Is(err, etagclient.ErrClosed) {
-			return fmt.Errorf("read: %v, want ErrClosed", err)
+			return fmt.Errorf("read: %w, want ErrClosed", err)
 		}
 		return nil
 	})

@@ -101,10 +101,10 @@ type Options struct {
 type SecretAccess string
 
 const (
-	// SecretAccessWatch: list and watch Secrets' metadata (their data is
+	// SecretAccessWatch lists and watches Secrets' metadata (their data is
 	// only ever read with get, when a list needs it).
 	SecretAccessWatch SecretAccess = "watch"
-	// SecretAccessGet: get the Secrets a list names, nothing else.
+	// SecretAccessGet gets the Secrets a list names, nothing else.
 	SecretAccessGet SecretAccess = "get"
 )
 
