@@ -58,6 +58,7 @@ type envOptions struct {
 // manager replicas, with their logs in dir.
 type env struct {
 	t          *testing.T
+	namespace  string // the test's, where the replicas keep their Leases
 	dir        string
 	sup        *harness.Supervisor
 	lists      *harness.ListServer
@@ -83,7 +84,7 @@ func newEnv(ctx context.Context, t *testing.T, o envOptions) *env {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, dir: dir, sup: harness.NewSupervisor(dir), bystanders: harness.BystanderIDs(o.bystanders)}
+	e := &env{t: t, namespace: o.namespace, dir: dir, sup: harness.NewSupervisor(dir), bystanders: harness.BystanderIDs(o.bystanders)}
 	track(e.sup)
 	t.Cleanup(e.tearDown)
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
