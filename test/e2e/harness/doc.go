@@ -29,7 +29,9 @@ limitations under the License.
 //   - A Supervisor starts child processes, each in its own process group
 //     with its output appended to a log file, and reports the first one that
 //     exits before it was asked to. Proc.Stop sends SIGTERM to the group and
-//     SIGKILL after StopGrace; Proc.Kill sends SIGKILL at once.
+//     SIGKILL after StopGrace; Proc.Kill sends SIGKILL at once; Proc.Pause
+//     and Resume stop and continue it (SIGSTOP, SIGCONT); after
+//     Proc.MayExit its own exit is not an early one.
 //   - StartListServer runs cmd/fakeapi on a fixed address with seeded
 //     documents, an optional state file and history. It can be stopped,
 //     killed and restarted on the same address; its request counters are
@@ -44,7 +46,8 @@ limitations under the License.
 //     The fake server counts its requests apart (fakeapi.Stats.Agents).
 //   - StartManagers runs manager replicas with their own metrics and probe
 //     ports and waits until each is ready; a Manager can be stopped, killed
-//     and restarted with the same flags, and says when it was signalled.
+//     and restarted with the same flags, paused and resumed, and says when
+//     it was signalled.
 //     Scrape reads its Prometheus metrics (ParseMetrics parses the text
 //     format) into ManagerMetrics, summed over restarts: list requests,
 //     writes and batches, reconciles, CPU, and the replica's own Kubernetes
