@@ -37,7 +37,7 @@ func (e *env) checkSettled(ctx context.Context) {
 	case <-ctx.Done():
 		e.t.Fatal(ctx.Err())
 	}
-	doc, err := e.lists.Document(ctx, listPath)
+	doc, err := e.lists.Document(ctx, e.list.Path)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -52,12 +52,12 @@ func (e *env) checkSettled(ctx context.Context) {
 	}
 }
 
-// checkHistory checks every recorded version of the list: each parses and
+// checkHistory checks every recorded version of the first list: each parses and
 // holds the bystanders first and in order, and no ID comes back onto the
 // list after it left it during the deletion.
 func (e *env) checkHistory(ctx context.Context, names []string, deleteStart time.Time) {
 	e.t.Helper()
-	h, err := e.fullHistory(ctx)
+	h, err := e.fullHistory(ctx, e.list.Path)
 	if err != nil {
 		e.t.Errorf("read the list's history: %v", err)
 		return
@@ -122,8 +122,8 @@ func (e *env) checkNoPanics() {
 }
 
 // converged reports whether a snapshot shows the operator at rest: no
-// entry being deleted, every entry Synced, and the list exactly the
-// bystanders, first and in order, then the IDs of the live entries (each
+// entry being deleted, every entry Synced, and each list exactly the
+// bystanders, first and in order, then the IDs of its live entries (each
 // ID once, however many entries hold it). why says what is still off.
 func (e *env) converged(s snapshot) (ok bool, why string) {
 	if s.err != nil {
@@ -135,29 +135,45 @@ func (e *env) converged(s snapshot) (ok bool, why string) {
 			terminating = append(terminating, s.entries[i].Name)
 		}
 	}
-	missing, leftover := harness.DiffItems(e.wantItems(s.entries), s.doc.Items)
 	switch {
 	case len(terminating) > 0:
 		return false, fmt.Sprintf("%d entries being deleted%s", len(terminating), harness.IDList(terminating))
 	case s.synced != len(s.entries):
 		return false, fmt.Sprintf("%d of %d entries Synced", s.synced, len(s.entries))
-	case len(missing)+len(leftover) > 0:
-		return false, fmt.Sprintf("the list misses %d IDs%s and has %d it should not%s",
-			len(missing), harness.IDList(missing), len(leftover), harness.IDList(leftover))
-	case !slices.Equal(headOf(s.doc.Items, len(e.bystanders)), e.bystanders):
-		return false, fmt.Sprintf("the bystanders are not first and in order: %v", headOf(s.doc.Items, len(e.bystanders)))
+	}
+	for i, d := range e.docs {
+		items := s.docs[i].Items
+		missing, leftover := harness.DiffItems(e.wantItemsOf(d.list.Name, s.entries), items)
+		switch {
+		case len(missing)+len(leftover) > 0:
+			return false, fmt.Sprintf("list %s misses %d IDs%s and has %d it should not%s", d.list.Name,
+				len(missing), harness.IDList(missing), len(leftover), harness.IDList(leftover))
+		case !slices.Equal(headOf(items, len(e.bystanders)), e.bystanders):
+			return false, fmt.Sprintf("on list %s the bystanders are not first and in order: %v", d.list.Name, headOf(items, len(e.bystanders)))
+		}
 	}
 	return true, ""
 }
 
-// wantItems is what the list must hold at rest with these entries: the
-// bystanders, then the ID of every live entry.
+// wantItems is what the first list must hold at rest with these entries:
+// the bystanders, then the ID of every live entry of the list.
 func (e *env) wantItems(entries []v1alpha1.ListEntry) []string {
+	return e.wantItemsOf(e.list.Name, entries)
+}
+
+// wantItemsOf is what the env's ExternalList called list must hold at
+// rest with these entries: the bystanders, then the ID of every live entry
+// that names it.
+func (e *env) wantItemsOf(list string, entries []v1alpha1.ListEntry) []string {
 	want := slices.Clone(e.bystanders)
 	seen := map[string]bool{}
 	for i := range entries {
-		id := entries[i].Spec.ID
-		if entries[i].DeletionTimestamp == nil && !seen[id] {
+		le := &entries[i]
+		if le.Namespace != e.namespace || le.Spec.ListRef.Name != list ||
+			(le.Spec.ListRef.Kind != "" && le.Spec.ListRef.Kind != v1alpha1.ListKindExternalList) {
+			continue
+		}
+		if id := le.Spec.ID; le.DeletionTimestamp == nil && !seen[id] {
 			seen[id] = true
 			want = append(want, id)
 		}
@@ -190,8 +206,10 @@ func (e *env) awaitConverged(ctx context.Context, timeout time.Duration) snapsho
 	if ok, why := e.converged(again); !ok {
 		e.t.Fatalf("converged, but %v later no longer: %s%s", settle, why, stuckOf(again))
 	}
-	if owner := again.doc.Field("owner"); owner != docOwner {
-		e.t.Errorf("the list document's field \"owner\" is %q, want %q", owner, docOwner)
+	for i, d := range again.docs {
+		if owner := d.Field("owner"); owner != docOwner {
+			e.t.Errorf("the field \"owner\" of list %s's document is %q, want %q", e.docs[i].list.Name, owner, docOwner)
+		}
 	}
 	return again
 }
@@ -213,29 +231,32 @@ func stuckOf(s snapshot) string {
 	return b.String()
 }
 
-// checkBystandersKept checks that every recorded version of the list
+// checkBystandersKept checks that every recorded version of every list
 // parses and starts with the bystanders, in order.
 func (e *env) checkBystandersKept(ctx context.Context) {
 	e.t.Helper()
-	h, err := e.fullHistory(ctx)
-	if err != nil {
-		e.t.Errorf("read the list's history: %v", err)
-		return
-	}
-	bad := 0
-	for _, v := range h {
-		var doc harness.Document
-		if err := json.Unmarshal(v.Body, &doc); err != nil {
-			bad++
-			e.t.Errorf("version %d (%s) does not parse: %v", v.Seq, v.ETag, err)
-			continue
+	n, bad := 0, 0
+	for _, d := range e.docs {
+		h, err := e.fullHistory(ctx, d.list.Path)
+		if err != nil {
+			e.t.Errorf("read the history of list %s: %v", d.list.Name, err)
+			return
 		}
-		if !slices.Equal(headOf(doc.Items, len(e.bystanders)), e.bystanders) {
-			bad++
-			e.t.Errorf("version %d (%s) at %s lost or moved a bystander: %v", v.Seq, v.ETag, v.Time.Format(time.StampMilli), headOf(doc.Items, len(e.bystanders)))
+		n += len(h)
+		for _, v := range h {
+			var doc harness.Document
+			if err := json.Unmarshal(v.Body, &doc); err != nil {
+				bad++
+				e.t.Errorf("list %s: version %d (%s) does not parse: %v", d.list.Name, v.Seq, v.ETag, err)
+				continue
+			}
+			if !slices.Equal(headOf(doc.Items, len(e.bystanders)), e.bystanders) {
+				bad++
+				e.t.Errorf("list %s: version %d (%s) at %s lost or moved a bystander: %v", d.list.Name, v.Seq, v.ETag, v.Time.Format(time.StampMilli), headOf(doc.Items, len(e.bystanders)))
+			}
 		}
 	}
 	if bad == 0 {
-		e.t.Logf("history: %d versions, each with the %d bystanders first and in order", len(h), len(e.bystanders))
+		e.t.Logf("history: %d versions of %d lists, each with the %d bystanders first and in order", n, len(e.docs), len(e.bystanders))
 	}
 }
