@@ -94,6 +94,19 @@ func (e Entries) DeleteOne(ctx context.Context, name string) (deleted bool, err 
 	return true, nil
 }
 
+// Gone reports whether the named ListEntry does not exist (an entry
+// being deleted still exists).
+func (e Entries) Gone(ctx context.Context, name string) (bool, error) {
+	le := &v1alpha1.ListEntry{}
+	switch err := e.Client.Get(ctx, client.ObjectKey{Namespace: e.Namespace, Name: name}, le); {
+	case apierrors.IsNotFound(err):
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("get ListEntry %s: %w", name, err)
+	}
+	return false, nil
+}
+
 // Existing returns the set's ListEntries that exist, including those
 // being deleted.
 func (e Entries) Existing(ctx context.Context) ([]v1alpha1.ListEntry, error) {
