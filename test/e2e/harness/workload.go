@@ -94,6 +94,40 @@ func (e Entries) DeleteOne(ctx context.Context, name string) (deleted bool, err 
 	return true, nil
 }
 
+// DeleteUnchanged deletes the named ListEntry as it reads it now: the
+// deletion carries the entry's UID and resourceVersion as preconditions,
+// and is tried again, on a fresh read, when the entry changed meanwhile.
+// The API server decides whether a deletion waits for finalizers on the
+// object it read first; without a precondition, a finalizer that another
+// client's patch put on the entry after that read does not hold the
+// deletion up. deleted is false when the entry was already gone; an
+// entry already being deleted counts as deleted.
+func (e Entries) DeleteUnchanged(ctx context.Context, name string) (deleted bool, err error) {
+	for {
+		le := &v1alpha1.ListEntry{}
+		switch err := e.Client.Get(ctx, client.ObjectKey{Namespace: e.Namespace, Name: name}, le); {
+		case apierrors.IsNotFound(err):
+			return false, nil
+		case err != nil:
+			return false, fmt.Errorf("get ListEntry %s: %w", name, err)
+		}
+		if le.DeletionTimestamp != nil {
+			return true, nil
+		}
+		uid, rv := le.UID, le.ResourceVersion
+		switch err := e.Client.Delete(ctx, le, client.Preconditions{UID: &uid, ResourceVersion: &rv}); {
+		case err == nil:
+			return true, nil
+		case apierrors.IsNotFound(err):
+			return false, nil
+		case apierrors.IsConflict(err):
+			continue // changed since the read: read it again
+		default:
+			return false, fmt.Errorf("delete ListEntry %s: %w", name, err)
+		}
+	}
+}
+
 // Gone reports whether the named ListEntry does not exist (an entry
 // being deleted still exists).
 func (e Entries) Gone(ctx context.Context, name string) (bool, error) {
