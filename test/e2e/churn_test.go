@@ -203,6 +203,14 @@ func (e *env) checkMembers(ctx context.Context, replicas []*harness.Manager) {
 type churn struct {
 	docs                []harness.Entries
 	ids, holders, hotID int
+	// noFlash leaves flash holders and handoffs out: the churn then
+	// never deletes an entry before the operator put its finalizer on,
+	// unless a toggle happens to.
+	noFlash bool
+	// unchanged deletes each holder with preconditions on what was just
+	// read (Entries.DeleteUnchanged), so that a deletion never overruns a
+	// finalizer that the operator put on meanwhile.
+	unchanged bool
 	// fading, once set, turns every operation on an odd ID into the
 	// deletion of the holder it picked: those IDs lose their holders
 	// while the replicas scale down.
@@ -242,6 +250,9 @@ func (c *churn) create(ctx context.Context, h holder) (bool, error) {
 }
 
 func (c *churn) remove(ctx context.Context, h holder) (bool, error) {
+	if c.unchanged {
+		return c.entries(h).DeleteUnchanged(ctx, h.name())
+	}
 	return c.entries(h).DeleteOne(ctx, h.name())
 }
 
@@ -313,6 +324,8 @@ func (c *churn) step(ctx context.Context, rng *rand.Rand) error {
 		return c.swap(ctx, h, other)
 	case p < 65:
 		return c.recreate(ctx, h)
+	case c.noFlash:
+		return c.toggle(ctx, h)
 	case p < 85 || other == h:
 		return c.flash(ctx, h, life, true)
 	default:

@@ -42,15 +42,18 @@ func documentBucket(ctx context.Context, namespace, name string) (int, error) {
 }
 
 // ownerOf returns the replica, of managers, whose Lease in the env's
-// namespace claims bucket b, and its Lease.
+// namespace claims bucket b, and its Lease. Only the newest Lease of each
+// of managers counts: a paused or killed replica that is not among them
+// may still have a Lease that claims the bucket.
 func (e *env) ownerOf(ctx context.Context, b int, managers []*harness.Manager) (*harness.Manager, harness.MemberLease, error) {
-	leases, err := harness.ReadMemberLeases(ctx, suite.cluster.Client, e.namespace, membership.DefaultBuckets)
+	all, err := harness.ReadMemberLeases(ctx, suite.cluster.Client, e.namespace, membership.DefaultBuckets)
 	if err != nil {
 		return nil, harness.MemberLease{}, err
 	}
+	leases := harness.LeasesOf(all, names(managers)...)
 	l, ok := harness.OwnerOf(leases, b)
 	if !ok {
-		return nil, harness.MemberLease{}, fmt.Errorf("no single Lease claims bucket %d: %v", b, harness.CoverageOf(leases, membership.DefaultBuckets))
+		return nil, harness.MemberLease{}, fmt.Errorf("no single Lease of %v claims bucket %d: %v", names(managers), b, harness.CoverageOf(leases, membership.DefaultBuckets))
 	}
 	for _, m := range managers {
 		if l.Of(m.Name()) {
