@@ -211,6 +211,9 @@ type churn struct {
 	// read (Entries.DeleteUnchanged), so that a deletion never overruns a
 	// finalizer that the operator put on meanwhile.
 	unchanged bool
+	// until, when not zero, ends the churn earlier than run's end (Unix
+	// nanoseconds; see endAt).
+	until atomic.Int64
 	// fading, once set, turns every operation on an odd ID into the
 	// deletion of the holder it picked: those IDs lose their holders
 	// while the replicas scale down.
@@ -271,8 +274,20 @@ func (c *churn) deleteFading(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// run runs workers workers, each starting operations until end and
-// pausing up to pause between two, and returns the first error.
+// endAt ends the churn at t, if that is before the end run was given.
+func (c *churn) endAt(t time.Time) { c.until.Store(t.UnixNano()) }
+
+// going reports whether the churn goes on: before end, and before the
+// time endAt set.
+func (c *churn) going(end time.Time) bool {
+	now := time.Now()
+	until := c.until.Load()
+	return now.Before(end) && (until == 0 || now.UnixNano() < until)
+}
+
+// run runs workers workers, each starting operations until end (or the
+// time endAt sets) and pausing up to pause between two, and returns the
+// first error.
 func (c *churn) run(ctx context.Context, seed uint64, workers int, pause time.Duration, end time.Time) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -280,7 +295,7 @@ func (c *churn) run(ctx context.Context, seed uint64, workers int, pause time.Du
 	for w := range workers {
 		rng := rand.New(rand.NewPCG(seed, uint64(w)))
 		wg.Go(func() {
-			for time.Now().Before(end) && ctx.Err() == nil {
+			for c.going(end) && ctx.Err() == nil {
 				if err := c.step(ctx, rng); err != nil {
 					cancel(err)
 					return
