@@ -32,13 +32,16 @@ import (
 const DefaultWorkers = 16
 
 // Entries is a set of ListEntries that a run creates and deletes: they
-// live in Namespace, point at the ExternalList List and carry Labels; the
-// ID of each one that Create makes is its name, CreateHolder takes any.
-// It is safe for concurrent use.
+// live in Namespace, point at the list List (of kind Kind) and carry
+// Labels; the ID of each one that Create makes is its name, CreateHolder
+// takes any. It is safe for concurrent use.
 type Entries struct {
 	Client    client.Client
 	Namespace string
 	List      string
+	// Kind is the kind of List: an ExternalList in Namespace (the
+	// default) or a ClusterExternalList.
+	Kind v1alpha1.ListKind
 	// Labels mark the entries; Existing and Count select by them. Required.
 	Labels map[string]string
 	// Workers is how many goroutines create or delete at once; default
@@ -70,7 +73,7 @@ func (e Entries) Delete(ctx context.Context, names []string) error {
 func (e Entries) CreateHolder(ctx context.Context, name, id string) (created bool, err error) {
 	le := &v1alpha1.ListEntry{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.Namespace, Labels: e.Labels},
-		Spec:       v1alpha1.ListEntrySpec{ListRef: v1alpha1.ListReference{Name: e.List}, ID: id},
+		Spec:       v1alpha1.ListEntrySpec{ListRef: v1alpha1.ListReference{Kind: e.Kind, Name: e.List}, ID: id},
 	}
 	switch err := e.Client.Create(ctx, le); {
 	case apierrors.IsAlreadyExists(err):
