@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +60,9 @@ type envOptions struct {
 	// test's (which still holds their Leases and the Secrets of
 	// ClusterExternalLists).
 	allNamespaces bool
+	// seedOnly are paths of more documents, seeded with the bystanders,
+	// for lists that the test creates itself.
+	seedOnly []string
 }
 
 // env is one test's operator: its namespace, list server, ExternalList and
@@ -76,6 +80,7 @@ type env struct {
 	entries    harness.Entries
 	docs       []envDoc
 	labels     map[string]string // of every entry of the env
+	seedOnly   []string          // paths of the documents without an env list
 	bystanders []string
 	// managerOpts start the replicas; addManager starts more with them.
 	managerOpts harness.ManagerOptions
@@ -140,11 +145,16 @@ func newEnv(ctx context.Context, t *testing.T, o envOptions) *env {
 	if o.stateFile {
 		lo.StateFile = filepath.Join(dir, "fakeapi-state.json")
 	}
+	lists := slices.Clone(lo.Seed)
+	e.seedOnly = o.seedOnly
+	for _, p := range o.seedOnly {
+		lo.Seed = append(lo.Seed, harness.SeedDoc{Path: p, Body: seed})
+	}
 	if e.lists, err = harness.StartListServer(ctx, e.sup, lo); err != nil {
 		t.Fatal(err)
 	}
 	e.labels = map[string]string{"listkeeper.dev/e2e": strings.ReplaceAll(t.Name(), "/", "_")}
-	for _, p := range lo.Seed {
+	for _, p := range lists {
 		l := harness.ListObject{Namespace: o.namespace, Name: docName(len(e.docs)), Server: e.lists, Path: p.Path}
 		if err := l.Create(ctx, c); err != nil {
 			t.Fatal(err)
@@ -206,7 +216,7 @@ func (e *env) saveEvidence() {
 	ctx, cancel := context.WithTimeout(context.Background(), evidenceTimeout)
 	defer cancel()
 	dir := filepath.Join(e.dir, "evidence")
-	ev := harness.Evidence{Cluster: suite.cluster, Managers: e.managers, Logs: e.sup.Logs(), Paths: e.paths()}
+	ev := harness.Evidence{Cluster: suite.cluster, Managers: e.managers, Logs: e.sup.Logs(), Paths: append(e.paths(), e.seedOnly...)}
 	if e.lists != nil {
 		ev.Lists = append(ev.Lists, e.lists)
 	}

@@ -310,11 +310,12 @@ type ledgerCheck struct {
 }
 
 // check checks the history of the document of list against what the
-// ledger saw, up to now. admitted says whether an entry's list may keep
-// IDs on the document (the list holds its claim, and admits the entry's
-// namespace); only those entries hold IDs. IDs in ignore (bystanders,
-// writers outside listkeeper) are not checked.
-func (l *ledger) check(list listKey, h []fakeapi.Version, admitted func(*lifetime) bool, ignore []string, now time.Time) (ledgerCheck, error) {
+// ledger saw, over the window (a zero end: up to now). admitted says
+// whether an entry's list may keep IDs on the document (the list holds
+// its claim, and admits the entry's namespace); only those entries hold
+// IDs. IDs in ignore (bystanders, writers outside listkeeper) are not
+// checked.
+func (l *ledger) check(list listKey, h []fakeapi.Version, admitted func(*lifetime) bool, ignore []string, window span, now time.Time) (ledgerCheck, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out ledgerCheck
@@ -340,9 +341,9 @@ func (l *ledger) check(list listKey, h []fakeapi.Version, admitted func(*lifetim
 	out.ids = len(held)
 	// Each version stands from its commit until the next one.
 	type standing struct {
-		v     fakeapi.Version
-		items map[string]bool
-		until time.Time
+		v           fakeapi.Version
+		items       map[string]bool
+		from, until time.Time // when it stood, inside the window
 	}
 	var vs []standing
 	for i, v := range h {
@@ -353,9 +354,19 @@ func (l *ledger) check(list listKey, h []fakeapi.Version, admitted func(*lifetim
 		if err := json.Unmarshal(v.Body, &doc); err != nil {
 			return out, fmt.Errorf("version %d does not parse: %w", v.Seq, err)
 		}
-		until := now
+		from, until := v.Time, now
 		if i+1 < len(h) {
 			until = h[i+1].Time
+		}
+		// Only the part of its standing inside the window counts.
+		if from.Before(window.from) {
+			from = window.from
+		}
+		if !window.to.IsZero() && until.After(window.to) {
+			until = window.to
+		}
+		if !from.Before(until) {
+			continue
 		}
 		items := make(map[string]bool, len(doc.Items))
 		for _, id := range doc.Items {
@@ -363,12 +374,12 @@ func (l *ledger) check(list listKey, h []fakeapi.Version, admitted func(*lifetim
 				items[id] = true
 			}
 		}
-		vs = append(vs, standing{v: v, items: items, until: until})
+		vs = append(vs, standing{v: v, from: from, items: items, until: until})
 	}
 	out.versions = len(vs)
 	for _, s := range vs {
 		for id := range s.items {
-			if gap, ok := uncovered(held[id], s.v.Time, s.until); ok {
+			if gap, ok := uncovered(held[id], s.from, s.until); ok {
 				out.leaks = append(out.leaks, fmt.Sprintf("version %d (committed %s) holds %q, which no entry held from %s to %s; its holders around then: %s",
 					s.v.Seq, s.v.Time.Format(timeFmt), id, gap.from.Format(timeFmt), gap.to.Format(timeFmt),
 					describeHolders(owners[id], span{gap.from.Add(-holdersAround), gap.to.Add(holdersAround)})))
@@ -380,7 +391,7 @@ func (l *ledger) check(list listKey, h []fakeapi.Version, admitted func(*lifetim
 			for _, s := range vs {
 				// The version stands over [s.v.Time, s.until); it must
 				// hold id if that meets the span in which id was owed.
-				if s.until.After(sp.from) && (sp.to.IsZero() || s.v.Time.Before(sp.to)) && !s.items[id] {
+				if s.until.After(sp.from) && (sp.to.IsZero() || s.from.Before(sp.to)) && !s.items[id] {
 					out.losses = append(out.losses, fmt.Sprintf("version %d (committed %s, standing until %s) lacks %q, which an entry held, Synced, from %s to %s; its holders around then: %s",
 						s.v.Seq, s.v.Time.Format(timeFmt), s.until.Format(timeFmt), id, sp.from.Format(timeFmt), endOf(sp.to),
 						describeHolders(owners[id], span{s.v.Time.Add(-holdersAround), s.until.Add(holdersAround)})))
@@ -479,20 +490,21 @@ func (e *env) checkLedger(ctx context.Context, l *ledger) {
 			n, harness.IDList(names))
 	}
 	for _, d := range e.docs {
-		e.checkLedgerOf(ctx, l, d.list.Path, externalList(d.list.Namespace, d.list.Name), func(*lifetime) bool { return true })
+		e.checkLedgerOf(ctx, l, d.list.Path, externalList(d.list.Namespace, d.list.Name), func(*lifetime) bool { return true }, span{})
 	}
 }
 
 // checkLedgerOf checks the history of the document at path, written for
-// list, against the ledger; admitted picks the entries that hold IDs.
-func (e *env) checkLedgerOf(ctx context.Context, l *ledger, path string, list listKey, admitted func(*lifetime) bool) {
+// list, against the ledger over window (zero: the whole history);
+// admitted picks the entries that hold IDs.
+func (e *env) checkLedgerOf(ctx context.Context, l *ledger, path string, list listKey, admitted func(*lifetime) bool, window span) {
 	e.t.Helper()
 	h, err := e.fullHistory(ctx, path)
 	if err != nil {
 		e.t.Errorf("read the history of %s: %v", path, err)
 		return
 	}
-	res, err := l.check(list, h, admitted, e.bystanders, time.Now())
+	res, err := l.check(list, h, admitted, e.bystanders, window, time.Now())
 	if err != nil {
 		e.t.Errorf("%s: %v", list, err)
 		return
