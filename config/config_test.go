@@ -169,8 +169,8 @@ func TestDefaultAccepted(t *testing.T) {
 			t.Errorf("the rendered configuration has no %s", k)
 		}
 	}
-	if kinds["CustomResourceDefinition"] != 2 {
-		t.Errorf("%d CRDs rendered, want 2 (ExternalList, ListEntry)", kinds["CustomResourceDefinition"])
+	if kinds["CustomResourceDefinition"] != 3 {
+		t.Errorf("%d CRDs rendered, want 3 (ClusterExternalList, ExternalList, ListEntry)", kinds["CustomResourceDefinition"])
 	}
 
 	kubectl(t, join(prereqs), "apply", "-f", "-")

@@ -52,6 +52,7 @@ type options struct {
 	batchInterval   time.Duration
 	leaseNamespace  string
 	clusterNS       string
+	memberGroup     string
 	leaseDuration   time.Duration
 	renewPeriod     time.Duration
 	buckets         int
@@ -77,12 +78,29 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.DurationVar(&o.batchInterval, "batch-interval", etagclient.DefaultBatchInterval, "Least time between two write cycles of a replica to one list; changes arriving meanwhile share the next write. 0 writes as soon as the previous write ends.")
 	fs.IntVar(&o.transportTries, "transport-retries", etagclient.DefaultTransportRetries, "Retries of one request after a connection error, 5xx or 429.")
 	fs.StringVar(&o.leaseNamespace, "lease-namespace", defaultLeaseNamespace(), "Namespace of the members' Leases: the operator's own (default: POD_NAMESPACE, else the service account's namespace, else default).")
+	fs.StringVar(&o.memberGroup, "member-group", defaultMemberGroup(os.Getenv("POD_NAME")), "The replicas that share the work: Leases carry listkeeper.dev/member=<group>, and instances with different groups never share buckets (default: the Deployment's name, taken from POD_NAME, else "+membership.DefaultGroup+"). The chart and config/manager set it.")
 	fs.StringVar(&o.clusterNS, "cluster-resource-namespace", "", "Namespace of the Secrets that ClusterExternalLists read (default: --lease-namespace, the operator's own).")
 	fs.DurationVar(&o.leaseDuration, "lease-duration", membership.DefaultLeaseDuration, "How long a replica's Lease lives without renewal; a dead replica's work moves after about this long.")
 	fs.DurationVar(&o.renewPeriod, "lease-renew-period", membership.DefaultRenewPeriod, "How often a replica renews its Lease (less than a third of --lease-duration).")
 	fs.IntVar(&o.buckets, "buckets", membership.DefaultBuckets, "Number of buckets the work is cut into; every replica must use the same number.")
 	fs.DurationVar(&o.stuckAfter, "stuck-terminating-after", controller.DefaultStuckTerminatingAfter, "How long a ListEntry may be deleting before listkeeper_list_entries_stuck_terminating counts it.")
 	fs.BoolVar(&o.showVersion, "version", false, "Print the version and exit.")
+}
+
+// defaultMemberGroup is the name of the Deployment that runs a pod named
+// podName (<deployment>-<replicaset hash>-<pod suffix>), the same for every
+// replica and across rollouts; membership.DefaultGroup when the name does
+// not look like a Deployment's pod.
+func defaultMemberGroup(podName string) string {
+	parts := strings.Split(podName, "-")
+	if len(parts) < 3 {
+		return membership.DefaultGroup
+	}
+	group := strings.Join(parts[:len(parts)-2], "-")
+	if len(group) > 63 || group == "" {
+		return membership.DefaultGroup
+	}
+	return group
 }
 
 // defaultLeaseNamespace is POD_NAMESPACE, else the namespace of the pod's
@@ -164,6 +182,7 @@ func run() error {
 	}
 	member, err := membership.New(kube, membership.Options{
 		Namespace: o.leaseNamespace, LeaseDuration: o.leaseDuration, RenewPeriod: o.renewPeriod,
+		Group: o.memberGroup, LateWriteBound: o.requestTimeout,
 		Buckets: o.buckets, Log: ctrl.Log.WithName("membership"),
 	})
 	if err != nil {
@@ -181,6 +200,7 @@ func run() error {
 		Identity:                 member.Identity(),
 		StuckTerminatingAfter:    o.stuckAfter,
 		ClusterResourceNamespace: o.clusterResourceNamespace(),
+		NamespacedOnly:           o.namespace != "",
 		// A request is given up after the request timeout; a server or
 		// proxy that holds one longer is the residual window (README).
 		LateWriteBound: o.requestTimeout,
@@ -199,7 +219,7 @@ func run() error {
 		return err
 	}
 	log.Info("starting manager", "version", version.Version, "revision", version.Revision, "leaderElection", o.leaderElect, "namespace", o.namespace,
-		"maxConcurrentReconciles", o.maxConcurrent, "member", member.Identity(), "leaseNamespace", o.leaseNamespace)
+		"maxConcurrentReconciles", o.maxConcurrent, "member", member.Identity(), "memberGroup", o.memberGroup, "leaseNamespace", o.leaseNamespace)
 	ctx := ctrl.SetupSignalHandler()
 	if err := mgr.Start(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("run manager: %w", err)
@@ -224,8 +244,12 @@ func managerOptions(o *options, scheme *runtime.Scheme) ctrl.Options {
 	if o.metricsSecure {
 		mo.Metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}
+	// A read of a kind nothing watches fails at once instead of starting an
+	// informer: with --namespace, ClusterExternalLists are not served and
+	// the operator has no permission to watch them.
+	mo.Cache = cache.Options{ReaderFailOnMissingInformer: true}
 	if o.namespace != "" {
-		mo.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{o.namespace: {}}}
+		mo.Cache.DefaultNamespaces = map[string]cache.Config{o.namespace: {}}
 	}
 	return mo
 }

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"github.com/listkeeper/listkeeper/internal/membership"
 	"os"
 	"os/exec"
 	"strings"
@@ -148,3 +149,18 @@ func TestAuditLogKeepsEveryRecord(t *testing.T) {
 }
 
 var defaultOpts = defaultLogOptions()
+
+func TestDefaultMemberGroup(t *testing.T) {
+	for pod, want := range map[string]string{
+		"listkeeper-controller-manager-7d9f8b6c5d-x2x7k": "listkeeper-controller-manager",
+		"my-release-listkeeper-5c7b9d8f4-abcde":          "my-release-listkeeper",
+		"manager-1":                                      membership.DefaultGroup, // not a Deployment's pod
+		"":                                               membership.DefaultGroup,
+		"a-b":                                            membership.DefaultGroup,
+		"x-hash-pod":                                     "x",
+	} {
+		if got := defaultMemberGroup(pod); got != want {
+			t.Errorf("defaultMemberGroup(%q) = %q, want %q", pod, got, want)
+		}
+	}
+}

@@ -96,18 +96,20 @@ func TestCanonicalURL(t *testing.T) {
 	}
 }
 
-// TestOneClaimPerDocument: ExternalLists in two namespaces name one
-// document, one by spec.url and one by urlFrom with another token in the
-// query. Before, their entries counted holders separately: the second
-// list was Ready, and its entry pinned an ID the first list's owner had
-// deleted, with no write at all. Now the older list holds the claim; the
-// other is DocumentInUse, writes nothing, and its entry holds nothing.
-// When the holder goes, the other takes the claim and writes its IDs.
+// TestOneClaimPerDocument: ExternalLists in three namespaces name one
+// document: the owner's by spec.url, one by urlFrom with another token in
+// the query, one (a tenant with no credentials) by the very same spec.url.
+// Before, all three were Ready: the urlFrom one counted its holders apart
+// (its entry said Synced for an ID the owner then removed), and the
+// squatter's entry pinned an ID the owner deleted, with no write at all.
+// Now the oldest list holds the claim; the others are DocumentInUse, write
+// nothing, and their entries hold nothing. When the holder goes, the next
+// takes the claim and writes its IDs.
 func TestOneClaimPerDocument(t *testing.T) {
 	t.Parallel()
 	requireEnv(t)
-	nsA, nsB := newNamespace(t), newNamespace(t)
-	startManager(t, managerConfig{namespace: nsA, extraNamespaces: []string{nsB}})
+	nsA, nsB, nsC := newNamespace(t), newNamespace(t), newNamespace(t)
+	startManager(t, managerConfig{namespace: nsA, extraNamespaces: []string{nsB, nsC}})
 	lists := newFakeServer(t)
 	setDoc(t, lists.srv, "/shared", []string{"foreign"})
 
@@ -127,9 +129,16 @@ func TestOneClaimPerDocument(t *testing.T) {
 	}
 	waitCondition(t, squatter, v1alpha1.ConditionStalled, metav1.ConditionTrue, v1alpha1.ReasonDocumentInUse, waitTimeout)
 
+	same := newExternalList(nsC, "same-url", lists.url+"/shared?token=team-a")
+	create(t, same)
+	waitCondition(t, same, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonDocumentInUse, waitTimeout)
+
 	mine := newListEntry(nsA, "mine", "allow", "tenant-1")
 	create(t, mine)
 	waitCondition(t, mine, v1alpha1.ConditionSynced, metav1.ConditionTrue, v1alpha1.ReasonAdded, waitTimeout)
+	squat := newListEntry(nsC, "squat", "same-url", "tenant-1")
+	create(t, squat)
+	waitCondition(t, squat, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonDocumentInUse, waitTimeout)
 	pin := newListEntry(nsB, "pin", "copy", "tenant-1")
 	create(t, pin)
 	waitCondition(t, pin, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonDocumentInUse, waitTimeout)
@@ -140,8 +149,8 @@ func TestOneClaimPerDocument(t *testing.T) {
 		t.Fatalf("the list that does not hold the claim wrote: %v", got)
 	}
 
-	// The owner's entry goes: its ID goes, whatever the other list's entry
-	// says.
+	// The owner's entry goes: its ID goes, whatever the other lists'
+	// entries say.
 	deleteObj(t, mine)
 	waitGone(t, mine, waitTimeout)
 	waitOnList(t, lists.srv, "/shared", "", "tenant-1", false, waitTimeout)
@@ -157,6 +166,7 @@ func TestOneClaimPerDocument(t *testing.T) {
 
 	// The holder goes (Orphan): the next list takes the claim, and its
 	// entries' IDs are written.
+	deleteObj(t, same)
 	deleteObj(t, owner)
 	waitGone(t, owner, waitTimeout)
 	waitCondition(t, squatter, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady, waitTimeout)
@@ -363,4 +373,27 @@ func TestHeaderRotationKeepsOrder(t *testing.T) {
 	if !meta.IsStatusConditionTrue(e.Status.Conditions, v1alpha1.ConditionReady) {
 		t.Errorf("the second entry is not Ready: %+v", e.Status.Conditions)
 	}
+}
+
+// TestNamespacedInstallationServesNoClusterLists: an installation that
+// watches one namespace has no permission on cluster-scoped objects; an
+// entry of a ClusterExternalList is told so at once (its reads of a kind
+// nobody watches fail instead of waiting for an informer), while the
+// namespace's own lists work.
+func TestNamespacedInstallationServesNoClusterLists(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	startManager(t, managerConfig{namespace: ns, namespacedOnly: true})
+	lists := newFakeServer(t)
+	setDoc(t, lists.srv, "/list", []string{})
+	create(t, newExternalList(ns, "allow", lists.url+"/list"))
+	createSynced(t, ns, "allow", "mine")
+	e := clusterEntry(ns, "shared", "egress", "x")
+	create(t, e)
+	c := waitCondition(t, e, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonNamespaceNotAllowed, waitTimeout)
+	if !strings.Contains(c.Message, "serves no ClusterExternalLists") {
+		t.Errorf("message %q", c.Message)
+	}
+	deleteObj(t, e)
+	waitGone(t, e, waitTimeout)
 }

@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -24,12 +23,6 @@ import (
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 )
-
-// EventRecorder is the part of the events API the controllers use; the
-// manager's GetEventRecorder satisfies it.
-type EventRecorder interface {
-	Eventf(regarding runtime.Object, related runtime.Object, eventtype, reason, action, note string, args ...any)
-}
 
 // EntryReconciler keeps a ListEntry's ID on its list's document while the
 // entry lives, and takes it off when the entry is deleted and no other live
@@ -54,6 +47,9 @@ type EntryReconciler struct {
 	// NewRateLimiter, when set, makes the work queue's rate limiter (the
 	// backoff of failed reconciles). Default: controller-runtime's.
 	NewRateLimiter func() workqueue.TypedRateLimiter[reconcile.Request]
+	// NamespacedOnly serves no ClusterExternalLists (see
+	// Options.NamespacedOnly).
+	NamespacedOnly bool
 
 	flights flights
 	queue   workQueue
@@ -102,6 +98,9 @@ func (r *EntryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	s := &entryScope{entry: entry, before: entry.DeepCopy(), ref: entryListRef(entry)}
+	if r.NamespacedOnly && s.ref.Kind == v1alpha1.ListKindClusterExternalList {
+		return r.noClusterLists(ctx, s)
+	}
 	l, err := getList(ctx, r.Client, s.ref)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, err
@@ -145,6 +144,18 @@ func (r *EntryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 	err = r.ensureAdded(ctx, s)
 	return requeueOnConflict(errors.Join(err, r.patchStatus(ctx, s)))
+}
+
+// noClusterLists handles an entry of a ClusterExternalList in an
+// installation that serves one namespace: no replica can write it. A
+// deleting one never had its ID written here; a live one says why.
+func (r *EntryReconciler) noClusterLists(ctx context.Context, s *entryScope) (ctrl.Result, error) {
+	if !s.entry.DeletionTimestamp.IsZero() {
+		return requeueOnConflict(r.releaseFinalizer(ctx, s.entry))
+	}
+	r.refuse(s, v1alpha1.ReasonNamespaceNotAllowed, fmt.Sprintf(
+		"this listkeeper installation watches one namespace and serves no ClusterExternalLists, so %s cannot be used", s.ref))
+	return requeueOnConflict(r.patchStatus(ctx, s))
 }
 
 // documentUnknown reports an entry whose list's document is not known: a
@@ -497,12 +508,14 @@ func (r *EntryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return err
 	}
 	r.Owner.OnGained(r.queueGained)
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.ListEntry{}, builder.WithPredicates(predicate.Or(specOrDeletionChanged(), reconcileRequested()))).
-		Watches(&v1alpha1.ExternalList{}, handler.EnqueueRequestsFromMapFunc(r.entriesOfList), builder.WithPredicates(listChanged())).
-		Watches(&v1alpha1.ClusterExternalList{}, handler.EnqueueRequestsFromMapFunc(r.entriesOfList), builder.WithPredicates(listChanged())).
-		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.entriesOfNamespace), builder.WithPredicates(labelsChanged())).
-		WatchesRawSource(r.queue.source()).
+		Watches(&v1alpha1.ExternalList{}, handler.EnqueueRequestsFromMapFunc(r.entriesOfList), builder.WithPredicates(listChanged()))
+	if !r.NamespacedOnly {
+		b = b.Watches(&v1alpha1.ClusterExternalList{}, handler.EnqueueRequestsFromMapFunc(r.entriesOfList), builder.WithPredicates(listChanged())).
+			Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.entriesOfNamespace), builder.WithPredicates(labelsChanged()))
+	}
+	return b.WatchesRawSource(r.queue.source()).
 		WithOptions(controllerOptions(r.MaxConcurrentReconciles, r.NewRateLimiter)).
 		Named("listentry").
 		Complete(r)

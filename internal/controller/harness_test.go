@@ -74,6 +74,9 @@ type managerConfig struct {
 	// lateWriteBound is Options.LateWriteBound (default: 2s, so that
 	// Delete cleanups do not make the tests slow).
 	lateWriteBound time.Duration
+	// namespacedOnly is Options.NamespacedOnly, as cmd/manager sets it with
+	// --namespace.
+	namespacedOnly bool
 }
 
 // Lease timing of in-process members: short, so tests that stop a member
@@ -118,7 +121,8 @@ func startManager(t *testing.T, c managerConfig) *replica {
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		LeaderElection:         false,
-		Cache:                  cache.Options{DefaultNamespaces: namespaces},
+		// As cmd/manager: a read of a kind nothing watches fails.
+		Cache: cache.Options{DefaultNamespaces: namespaces, ReaderFailOnMissingInformer: true},
 		// Several managers in one process register controllers of the same
 		// name.
 		Controller:              config.Controller{SkipNameValidation: ptr(true)},
@@ -147,7 +151,7 @@ func startManager(t *testing.T, c managerConfig) *replica {
 		c.lateWriteBound = 2 * time.Second
 	}
 	o := Options{MaxConcurrentReconciles: c.maxConcurrent, ClientOptions: append(opts, c.clientOptions...),
-		NewRateLimiter: c.newRateLimiter, LateWriteBound: c.lateWriteBound}
+		NewRateLimiter: c.newRateLimiter, LateWriteBound: c.lateWriteBound, NamespacedOnly: c.namespacedOnly}
 	var member *membership.Member
 	if c.member {
 		kube, err := kubernetes.NewForConfig(cfg)

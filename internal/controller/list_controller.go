@@ -53,6 +53,9 @@ type ListReconciler struct {
 	// write it sent may still land. A Delete cleanup lets go only after two
 	// clean passes this far apart. Default: DefaultLateWriteBound.
 	LateWriteBound time.Duration
+	// NamespacedOnly serves no ClusterExternalLists (see
+	// Options.NamespacedOnly): they are not watched.
+	NamespacedOnly bool
 
 	queue workQueue
 	// cleanAt records, per list being deleted with deletionPolicy Delete,
@@ -443,11 +446,13 @@ func (r *ListReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	r.Owner.OnGained(r.queueGained)
 	own, other := newList(r.kind()), newList(otherKind(r.kind()))
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		For(own, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, reconcileRequested(), documentPublished()))).
-		Watches(own, handler.EnqueueRequestsFromMapFunc(r.rivals), builder.WithPredicates(claimantsChanged())).
-		Watches(other, handler.EnqueueRequestsFromMapFunc(r.rivals), builder.WithPredicates(claimantsChanged())).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.listsOfSecret), builder.OnlyMetadata).
+		Watches(own, handler.EnqueueRequestsFromMapFunc(r.rivals), builder.WithPredicates(claimantsChanged()))
+	if !r.NamespacedOnly {
+		b = b.Watches(other, handler.EnqueueRequestsFromMapFunc(r.rivals), builder.WithPredicates(claimantsChanged()))
+	}
+	return b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.listsOfSecret), builder.OnlyMetadata).
 		WatchesRawSource(r.queue.source()).
 		WithOptions(controllerOptions(r.MaxConcurrentReconciles, newRateLimiter)).
 		Named(map[v1alpha1.ListKind]string{v1alpha1.ListKindExternalList: "externallist",

@@ -2,10 +2,12 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
@@ -60,7 +62,7 @@ func allLists(ctx context.Context, c client.Reader, opts ...client.ListOption) (
 		return nil, fmt.Errorf("list ExternalLists: %w", err)
 	}
 	var cxls v1alpha1.ClusterExternalListList
-	if err := c.List(ctx, &cxls, opts...); err != nil {
+	if err := c.List(ctx, &cxls, opts...); err != nil && !notCached(err) {
 		return nil, fmt.Errorf("list ClusterExternalLists: %w", err)
 	}
 	out := make([]v1alpha1.List, 0, len(xls.Items)+len(cxls.Items))
@@ -71,6 +73,15 @@ func allLists(ctx context.Context, c client.Reader, opts ...client.ListOption) (
 		out = append(out, &xls.Items[i])
 	}
 	return out, nil
+}
+
+// notCached reports a read of a kind the cache does not serve: an
+// installation that watches one namespace serves no ClusterExternalLists
+// (the manager's cache fails such reads instead of starting an informer
+// the operator has no permission for).
+func notCached(err error) bool {
+	var nc *cache.ErrResourceNotCached
+	return errors.As(err, &nc)
 }
 
 // documentOf returns the document a list names, as far as the cache can

@@ -54,6 +54,10 @@ type Options struct {
 	// live: the operator's own namespace. Required when Owner is not a
 	// SoleOwner; default "default".
 	ClusterResourceNamespace string
+	// NamespacedOnly serves no ClusterExternalLists: the manager watches
+	// one namespace (--namespace) and has no permission on cluster-scoped
+	// objects. Entries that refer to one are told so. Default: false.
+	NamespacedOnly bool
 	// LateWriteBound is how long after a replica lost its right to act a
 	// write it sent may still land (a request a slow server or proxy held):
 	// a Delete cleanup waits it out. Default: DefaultLateWriteBound.
@@ -120,14 +124,19 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	}
 	if err := (&EntryReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists, Recorder: recorder, Owner: o.Owner,
-		MaxConcurrentReconciles: o.MaxConcurrentReconciles, NewRateLimiter: o.NewRateLimiter,
+		MaxConcurrentReconciles: o.MaxConcurrentReconciles, NewRateLimiter: o.NewRateLimiter, NamespacedOnly: o.NamespacedOnly,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the ListEntry controller: %w", err)
 	}
-	for _, kind := range []v1alpha1.ListKind{v1alpha1.ListKindExternalList, v1alpha1.ListKindClusterExternalList} {
+	kinds := []v1alpha1.ListKind{v1alpha1.ListKindExternalList, v1alpha1.ListKindClusterExternalList}
+	if o.NamespacedOnly {
+		kinds = kinds[:1]
+	}
+	for _, kind := range kinds {
 		if err := (&ListReconciler{
 			Kind: kind, Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists, Recorder: recorder, Owner: o.Owner,
 			MaxConcurrentReconciles: o.MaxConcurrentReconciles, NewRateLimiter: o.NewRateLimiter, LateWriteBound: o.LateWriteBound,
+			NamespacedOnly: o.NamespacedOnly,
 		}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("set up the %s controller: %w", kind, err)
 		}

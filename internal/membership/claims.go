@@ -3,6 +3,8 @@ package membership
 import (
 	"encoding/base64"
 	"fmt"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
 )
 
 // encodeClaims writes the held buckets as a bitmap, base64 (256 buckets take
@@ -50,4 +52,18 @@ func DecodeBuckets(s string, n int) ([]int, error) {
 		}
 	}
 	return out, nil
+}
+
+// claimsOf returns the buckets the Lease l claims, of n buckets. Claims
+// that cannot be read (err says why) count as claiming every bucket: a
+// member must not take what another may hold.
+func claimsOf(l *coordinationv1.Lease, n int) (claims []bool, err error) {
+	claims, err = decodeClaims(l.Annotations[AnnotationBuckets], n)
+	if err != nil {
+		claims = make([]bool, n)
+		for b := range claims {
+			claims[b] = true
+		}
+	}
+	return claims, err
 }

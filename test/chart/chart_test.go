@@ -140,7 +140,7 @@ func TestDefaults(t *testing.T) {
 
 	got := kinds(r)
 	want := map[string]int{
-		"CustomResourceDefinition": 2, "ServiceAccount": 1, "Deployment": 1, "PodDisruptionBudget": 1, "Service": 1,
+		"CustomResourceDefinition": 3, "ServiceAccount": 1, "Deployment": 1, "PodDisruptionBudget": 1, "Service": 1,
 		// manager, metrics-auth, metrics-reader; manager, metrics-auth
 		"ClusterRole": 3, "ClusterRoleBinding": 2,
 		// membership (Leases) in the release namespace
