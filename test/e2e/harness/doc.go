@@ -66,9 +66,13 @@ limitations under the License.
 //     for a list server's document and the Secret with its token, and wait
 //     until the list is Ready.
 //   - Entries creates, deletes and lists a labelled set of ListEntries
-//     concurrently, or one at a time with any ID (CreateHolder); Poll waits for a condition with a bound and stops early
-//     when a child dies; DiffItems, KeepsOrder and Count compare a list
-//     with the wanted IDs; StuckEntries says why entries hold a phase up.
+//     of an ExternalList or a ClusterExternalList concurrently, or one at
+//     a time with any ID (CreateHolder); DeleteUnchanged deletes one with
+//     preconditions on what it just read, so that a finalizer put on
+//     meanwhile holds the deletion up. Poll waits for a condition with a
+//     bound and stops early when a child dies; DiffItems, KeepsOrder and
+//     Count compare a list with the wanted IDs; StuckEntries says why
+//     entries hold a phase up.
 //   - ReadCounters takes the list server's request counters and every
 //     manager's metrics at one moment; the difference of two reads is what
 //     a phase cost (Counters.Requests leaves out the harness's own reads).
