@@ -155,12 +155,6 @@ func (e *env) converged(s snapshot) (ok bool, why string) {
 	return true, ""
 }
 
-// wantItems is what the first list must hold at rest with these entries:
-// the bystanders, then the ID of every live entry of the list.
-func (e *env) wantItems(entries []v1alpha1.ListEntry) []string {
-	return e.wantItemsOf(e.list.Name, entries)
-}
-
 // wantItemsOf is what the env's ExternalList called list must hold at
 // rest with these entries: the bystanders, then the ID of every live entry
 // that names it.

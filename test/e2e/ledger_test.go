@@ -299,10 +299,6 @@ func (l *ledger) unfinalized() (int, []string) {
 // span is a time interval; a zero end is open.
 type span struct{ from, to time.Time }
 
-func (s span) covers(t time.Time) bool {
-	return !t.Before(s.from) && (s.to.IsZero() || t.Before(s.to))
-}
-
 // ledgerCheck is the outcome of checking one document's history.
 type ledgerCheck struct {
 	versions, ids int      // versions checked, distinct IDs of entries seen on the list
