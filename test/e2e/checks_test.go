@@ -141,18 +141,19 @@ func (e *env) converged(s snapshot) (ok bool, why string) {
 	case s.synced != len(s.entries):
 		return false, fmt.Sprintf("%d of %d entries Synced", s.synced, len(s.entries))
 	}
+	var off []string
 	for i, d := range e.docs {
 		items := s.docs[i].Items
 		missing, leftover := harness.DiffItems(e.wantItemsOf(d.list.Name, s.entries), items)
 		switch {
 		case len(missing)+len(leftover) > 0:
-			return false, fmt.Sprintf("list %s misses %d IDs%s and has %d it should not%s", d.list.Name,
-				len(missing), harness.IDList(missing), len(leftover), harness.IDList(leftover))
+			off = append(off, fmt.Sprintf("list %s misses %d IDs%s and has %d it should not%s", d.list.Name,
+				len(missing), harness.IDList(missing), len(leftover), harness.IDList(leftover)))
 		case !slices.Equal(headOf(items, len(e.bystanders)), e.bystanders):
-			return false, fmt.Sprintf("on list %s the bystanders are not first and in order: %v", d.list.Name, headOf(items, len(e.bystanders)))
+			off = append(off, fmt.Sprintf("on list %s the bystanders are not first and in order: %v", d.list.Name, headOf(items, len(e.bystanders))))
 		}
 	}
-	return true, ""
+	return len(off) == 0, strings.Join(off, "; ")
 }
 
 // wantItemsOf is what the env's ExternalList called list must hold at
@@ -183,7 +184,11 @@ func (e *env) awaitConverged(ctx context.Context, timeout time.Duration) snapsho
 	var last snapshot
 	var why string
 	err := harness.Poll(ctx, e.sup, timeout, pollInterval, func(ctx context.Context) (bool, error) {
-		last = e.observe(ctx, nil)
+		s := e.observe(ctx, nil)
+		if s.err != nil && ctx.Err() != nil {
+			return false, nil // cut off by the end of the wait: keep the last complete look
+		}
+		last = s
 		ok, w := e.converged(last)
 		why = w
 		return ok, nil
