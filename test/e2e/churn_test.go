@@ -473,10 +473,18 @@ func (c *churn) total() int {
 }
 
 func (c *churn) counts() string {
-	return fmt.Sprintf("%d holders created and %d deleted by toggles, %d swaps, %d re-created under the same name (%d gave up after %v), "+
-		"%d flash holders deleted within %v (%d before the finalizer was on, %d after; %d of them the new holder of a swap), %d holders of odd IDs deleted after the scale-down",
-		c.created.Load(), c.deleted.Load(), c.swaps.Load(), c.recreated.Load(), c.recreateGaveUp.Load(), recreateFor,
-		c.flashInside.Load()+c.flashAfter.Load(), flashFor, c.flashInside.Load(), c.flashAfter.Load(), c.handoffs.Load(), c.faded.Load())
+	parts := []string{
+		fmt.Sprintf("%d holders created and %d deleted by toggles, %d swaps, %d re-created under the same name (%d gave up after %v)",
+			c.created.Load(), c.deleted.Load(), c.swaps.Load(), c.recreated.Load(), c.recreateGaveUp.Load(), recreateFor),
+	}
+	if !c.noFlash {
+		parts = append(parts, fmt.Sprintf("%d flash holders deleted within %v (%d before the finalizer was on, %d after; %d of them the new holder of a swap)",
+			c.flashInside.Load()+c.flashAfter.Load(), flashFor, c.flashInside.Load(), c.flashAfter.Load(), c.handoffs.Load()))
+	}
+	if n := c.faded.Load(); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d holders of odd IDs deleted after the scale-down", n))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func b2i(b bool) int64 {
