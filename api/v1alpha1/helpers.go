@@ -23,6 +23,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/listkeeper/listkeeper/internal/safetext"
 )
 
 const (
@@ -160,4 +162,17 @@ func (e *ListEntry) ListKey() types.NamespacedName {
 		return types.NamespacedName{Name: e.Spec.ListRef.Name}
 	}
 	return types.NamespacedName{Namespace: e.Namespace, Name: e.Spec.ListRef.Name}
+}
+
+// PrintableID reports whether id is printable as spec.id requires: no
+// control character (C0, DEL, C1) and no bidirectional formatting
+// character. The API server enforces it on new entries; the operator
+// checks it too, for entries stored before the rule.
+func PrintableID(id string) bool {
+	for _, r := range id {
+		if !safetext.Printable(r) {
+			return false
+		}
+	}
+	return true
 }

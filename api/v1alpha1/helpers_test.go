@@ -97,3 +97,14 @@ func TestListKey(t *testing.T) {
 		t.Errorf("ListKey() = %v, want %v", got, want)
 	}
 }
+
+func TestPrintableID(t *testing.T) {
+	for id, want := range map[string]bool{
+		"tenant-a": true, "équipe-🚀": true, "a b": true, "": true,
+		"a\tb": false, "ok\x1b[31m": false, "a\x7f": false, "a\u0085": false, "admin\u202egnp": false, "x\u2066y": false,
+	} {
+		if got := PrintableID(id); got != want {
+			t.Errorf("PrintableID(%q) = %t, want %t", id, got, want)
+		}
+	}
+}

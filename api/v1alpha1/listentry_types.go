@@ -31,11 +31,15 @@ type ListEntrySpec struct {
 	ListRef ListReference `json:"listRef"`
 
 	// id is the ID kept on the list while this ListEntry exists, 1 to 253
-	// characters. Several ListEntries may carry the same ID on the same list;
-	// the ID stays until the last of them is deleted. Immutable.
+	// printable characters: no control characters (C0, DEL, C1, so no
+	// terminal escapes) and no bidirectional formatting characters, which
+	// would let an ID rewrite what kubectl shows. Several ListEntries may
+	// carry the same ID on the same list; the ID stays until the last of
+	// them is deleted. Immutable.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="!self.matches(r'[\\x00-\\x1f\\x7f-\\x9f\\x{200e}\\x{200f}\\x{202a}-\\x{202e}\\x{2066}-\\x{2069}]')",message="id must be printable: no control characters and no bidirectional formatting characters"
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="id is immutable"
 	ID string `json:"id"`
 }

@@ -347,6 +347,14 @@ func TestListEntryCreateValidation(t *testing.T) {
 		{name: "id with any characters", mutate: func(s *v1alpha1.ListEntrySpec) { s.ID = "Tenant A/ü:42" }},
 		{name: "id of 254 characters", mutate: func(s *v1alpha1.ListEntrySpec) { s.ID = strings.Repeat("a", 254) }, want: &rejection{field: "spec.id"}},
 		{name: "id empty", mutate: func(s *v1alpha1.ListEntrySpec) { s.ID = "" }, want: &rejection{field: "spec.id"}},
+		{name: "id with an ANSI escape", mutate: func(s *v1alpha1.ListEntrySpec) { s.ID = "ok\x1b[31mred" }, want: &rejection{field: "spec.id", message: "printable"}},
+		{name: "id with a newline", mutate: func(s *v1alpha1.ListEntrySpec) { s.ID = "a\nb" }, want: &rejection{field: "spec.id", message: "printable"}},
+		{name: "id with NUL", mutate: func(s *v1alpha1.ListEntrySpec) { s.ID = "a\x00b" }, want: &rejection{field: "spec.id", message: "printable"}},
+		{name: "id with DEL", mutate: func(s *v1alpha1.ListEntrySpec) { s.ID = "a\x7f" }, want: &rejection{field: "spec.id", message: "printable"}},
+		{name: "id with a C1 control", mutate: func(s *v1alpha1.ListEntrySpec) { s.ID = "a\u009bb" }, want: &rejection{field: "spec.id", message: "printable"}},
+		{name: "id with a right-to-left override", mutate: func(s *v1alpha1.ListEntrySpec) { s.ID = "admin\u202egnp.exe" }, want: &rejection{field: "spec.id", message: "printable"}},
+		{name: "id with a tab", mutate: func(s *v1alpha1.ListEntrySpec) { s.ID = "a\tb" }, want: &rejection{field: "spec.id", message: "printable"}},
+		{name: "id with emoji and accents", mutate: func(s *v1alpha1.ListEntrySpec) { s.ID = "équipe-🚀" }},
 		{name: "listRef without name", mutate: func(s *v1alpha1.ListEntrySpec) { s.ListRef.Name = "" }, want: &rejection{field: "spec.listRef.name"}},
 	}
 	for _, tt := range tests {

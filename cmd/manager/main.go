@@ -53,6 +53,8 @@ type options struct {
 	leaseNamespace  string
 	clusterNS       string
 	memberGroup     string
+	reconcileTO     time.Duration
+	secretAccess    string
 	leaseDuration   time.Duration
 	renewPeriod     time.Duration
 	buckets         int
@@ -79,6 +81,8 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.IntVar(&o.transportTries, "transport-retries", etagclient.DefaultTransportRetries, "Retries of one request after a connection error, 5xx or 429.")
 	fs.StringVar(&o.leaseNamespace, "lease-namespace", defaultLeaseNamespace(), "Namespace of the members' Leases: the operator's own (default: POD_NAMESPACE, else the service account's namespace, else default).")
 	fs.StringVar(&o.memberGroup, "member-group", defaultMemberGroup(os.Getenv("POD_NAME")), "The replicas that share the work: Leases carry listkeeper.dev/member=<group>, and instances with different groups never share buckets (default: the Deployment's name, taken from POD_NAME, else "+membership.DefaultGroup+"). The chart and config/manager set it.")
+	fs.DurationVar(&o.reconcileTO, "reconcile-timeout", controller.DefaultReconcileTimeout, "Deadline of one reconcile: the reads and writes it waits for (API calls, Secret reads, token fetches, a list's read) end by then, so a hung server cannot hold a worker.")
+	fs.StringVar(&o.secretAccess, "secret-access", string(controller.SecretAccessWatch), "What the operator does with Secrets: watch (list and watch their metadata; a rotated Secret is used at once) or get (get only the Secrets lists name, read again every minute).")
 	fs.StringVar(&o.clusterNS, "cluster-resource-namespace", "", "Namespace of the Secrets that ClusterExternalLists read (default: --lease-namespace, the operator's own).")
 	fs.DurationVar(&o.leaseDuration, "lease-duration", membership.DefaultLeaseDuration, "How long a replica's Lease lives without renewal; a dead replica's work moves after about this long.")
 	fs.DurationVar(&o.renewPeriod, "lease-renew-period", membership.DefaultRenewPeriod, "How often a replica renews its Lease (less than a third of --lease-duration).")
@@ -201,6 +205,8 @@ func run() error {
 		StuckTerminatingAfter:    o.stuckAfter,
 		ClusterResourceNamespace: o.clusterResourceNamespace(),
 		NamespacedOnly:           o.namespace != "",
+		ReconcileTimeout:         o.reconcileTO,
+		SecretAccess:             controller.SecretAccess(o.secretAccess),
 		// A request is given up after the request timeout; a server or
 		// proxy that holds one longer is the residual window (README).
 		LateWriteBound: o.requestTimeout,
@@ -247,7 +253,7 @@ func managerOptions(o *options, scheme *runtime.Scheme) ctrl.Options {
 	// A read of a kind nothing watches fails at once instead of starting an
 	// informer: with --namespace, ClusterExternalLists are not served and
 	// the operator has no permission to watch them.
-	mo.Cache = cache.Options{ReaderFailOnMissingInformer: true}
+	mo.Cache = cache.Options{ReaderFailOnMissingInformer: true, DefaultTransform: controller.CacheTransform}
 	if o.namespace != "" {
 		mo.Cache.DefaultNamespaces = map[string]cache.Config{o.namespace: {}}
 	}

@@ -83,14 +83,14 @@ func liveIDs(entries []v1alpha1.ListEntry, admitted func(*v1alpha1.ListEntry) bo
 // live": the client applies a change again to a fresh read after a 412, and
 // an ID another writer added meanwhile was never reported (announceRemoval)
 // and must stay until a later resync sees it and reports it. A foreign item
-// that cannot be named in a change (see checkID: a foreign writer may have
+// that cannot be named in a change (see carriable: a foreign writer may have
 // put an empty ID, or one longer than etagclient.MaxIDLength, on the list)
 // stays on the list.
 func driftChange(mode v1alpha1.ListMode, onList, live []string) (etagclient.Change, bool) {
 	ch := etagclient.Change{Add: missing(live, onList)}
 	if mode == v1alpha1.ListModeExclusive {
 		for _, id := range foreignIDs(onList, live) {
-			if checkID(id) == nil {
+			if carriable(id) {
 				ch.Remove = append(ch.Remove, id)
 			}
 		}
@@ -98,17 +98,27 @@ func driftChange(mode v1alpha1.ListMode, onList, live []string) (etagclient.Chan
 	return ch, !etagclient.Holds(onList, ch)
 }
 
-// checkID reports an ID that the list client refuses to carry, as an
+// checkID reports an ID that is not printable (an entry stored before the
+// API refused such IDs) or that the list client refuses to carry, as an
 // InvalidSpec error. The API's limit on spec.id and the client's limit are
 // measured differently (characters against bytes), so an ID the API
 // accepted could never be written; spec.id is immutable, so such an entry
 // can never sync. Asking the client's own validation keeps the two from
 // disagreeing.
 func checkID(id string) error {
+	if !v1alpha1.PrintableID(id) {
+		return &configError{reason: v1alpha1.ReasonInvalidSpec, msg: fmt.Sprintf("spec.id %q has a control or bidirectional formatting character", id)}
+	}
 	if err := (etagclient.Change{Add: []string{id}}).Validate(); err != nil {
 		return &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.id cannot be written to a list: " + err.Error()}
 	}
 	return nil
+}
+
+// carriable reports whether the list client can name id in a change; a
+// foreign item it cannot name stays on the list.
+func carriable(id string) bool {
+	return (etagclient.Change{Add: []string{id}}).Validate() == nil
 }
 
 // deletionPolicyOf returns a list's deletion policy with the default

@@ -50,6 +50,9 @@ type EntryReconciler struct {
 	// NamespacedOnly serves no ClusterExternalLists (see
 	// Options.NamespacedOnly).
 	NamespacedOnly bool
+	// ReconcileTimeout is the deadline of one reconcile (see
+	// Options.ReconcileTimeout); 0: none.
+	ReconcileTimeout time.Duration
 
 	flights flights
 	queue   workQueue
@@ -516,7 +519,7 @@ func (r *EntryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.entriesOfNamespace), builder.WithPredicates(labelsChanged()))
 	}
 	return b.WatchesRawSource(r.queue.source()).
-		WithOptions(controllerOptions(r.MaxConcurrentReconciles, r.NewRateLimiter)).
+		WithOptions(controllerOptions(r.MaxConcurrentReconciles, r.ReconcileTimeout, r.NewRateLimiter)).
 		Named("listentry").
 		Complete(r)
 }

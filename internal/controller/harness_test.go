@@ -77,6 +77,12 @@ type managerConfig struct {
 	// namespacedOnly is Options.NamespacedOnly, as cmd/manager sets it with
 	// --namespace.
 	namespacedOnly bool
+	// reconcileTimeout is Options.ReconcileTimeout (default: its default).
+	reconcileTimeout time.Duration
+	// secretAccess and secretRefresh are Options.SecretAccess and
+	// Options.SecretRefresh.
+	secretAccess  SecretAccess
+	secretRefresh time.Duration
 }
 
 // Lease timing of in-process members: short, so tests that stop a member
@@ -122,7 +128,7 @@ func startManager(t *testing.T, c managerConfig) *replica {
 		HealthProbeBindAddress: "0",
 		LeaderElection:         false,
 		// As cmd/manager: a read of a kind nothing watches fails.
-		Cache: cache.Options{DefaultNamespaces: namespaces, ReaderFailOnMissingInformer: true},
+		Cache: cache.Options{DefaultNamespaces: namespaces, ReaderFailOnMissingInformer: true, DefaultTransform: CacheTransform},
 		// Several managers in one process register controllers of the same
 		// name.
 		Controller:              config.Controller{SkipNameValidation: ptr(true)},
@@ -151,7 +157,9 @@ func startManager(t *testing.T, c managerConfig) *replica {
 		c.lateWriteBound = 2 * time.Second
 	}
 	o := Options{MaxConcurrentReconciles: c.maxConcurrent, ClientOptions: append(opts, c.clientOptions...),
-		NewRateLimiter: c.newRateLimiter, LateWriteBound: c.lateWriteBound, NamespacedOnly: c.namespacedOnly}
+		NewRateLimiter: c.newRateLimiter, LateWriteBound: c.lateWriteBound, NamespacedOnly: c.namespacedOnly,
+		ReconcileTimeout: c.reconcileTimeout, SecretAccess: c.secretAccess,
+		SecretRefresh: c.secretRefresh}
 	var member *membership.Member
 	if c.member {
 		kube, err := kubernetes.NewForConfig(cfg)

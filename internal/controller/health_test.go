@@ -279,6 +279,17 @@ func TestExclusiveReportsForeignIDsBeforeRemoving(t *testing.T) {
 	e := newListEntry(ns, "a", "excl", "a")
 	create(t, e)
 	waitCondition(t, e, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonAdded, waitTimeout)
+	// The list has synced its document once: foreign IDs that turn up
+	// after that are named (a first sight only counts them).
+	eventually(t, waitTimeout, "the list's first resync", func() error {
+		if err := k8sClient.Get(context.Background(), client.ObjectKeyFromObject(xl), xl); err != nil {
+			return err
+		}
+		if xl.Status.LastSyncTime == nil {
+			return errors.New("not synced yet")
+		}
+		return nil
+	})
 
 	setDoc(t, srv.Server, "/list", map[string]any{"items": []string{"a", "f1", "f2"}})
 	srv.hold()

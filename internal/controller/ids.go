@@ -62,14 +62,15 @@ func namedIDs(ids []string) string {
 }
 
 // driftMessage is the note of a DriftCorrected event: how many IDs were
-// added and removed, naming them (bounded by namedIDs).
-func driftMessage(added, removed []string) string {
+// added and removed, naming them (bounded by namedIDs); the removed ones,
+// foreign to the list, only counted on first sight of its document.
+func driftMessage(added, removed []string, firstSight bool) string {
 	msg := fmt.Sprintf("drift corrected: added %d IDs", len(added))
 	if len(added) > 0 {
 		msg += " (" + namedIDs(added) + ")"
 	}
 	msg += fmt.Sprintf(", removed %d", len(removed))
-	if len(removed) > 0 {
+	if len(removed) > 0 && !firstSight {
 		msg += " (" + namedIDs(removed) + ")"
 	}
 	return msg

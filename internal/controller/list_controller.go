@@ -56,6 +56,13 @@ type ListReconciler struct {
 	// NamespacedOnly serves no ClusterExternalLists (see
 	// Options.NamespacedOnly): they are not watched.
 	NamespacedOnly bool
+	// ReconcileTimeout is the deadline of one reconcile (see
+	// Options.ReconcileTimeout); 0: none.
+	ReconcileTimeout time.Duration
+	// WatchSecrets watches the metadata of Secrets, so a list is
+	// reconciled at once when one it reads changes (see
+	// Options.SecretAccess).
+	WatchSecrets bool
 
 	queue workQueue
 	// cleanAt records, per list being deleted with deletionPolicy Delete,
@@ -292,6 +299,26 @@ func (s *listScope) report(snap etagclient.Snapshot, live []string) {
 	}
 }
 
+// firstSight reports whether this is the first resync of the list's
+// document: the list never synced, or it synced another document. What a
+// document holds is not published before the list was Ready on it once
+// (an Exclusive list pointed at an internal endpoint would otherwise
+// publish that endpoint's items in its events), so foreign IDs are then
+// counted, not named.
+func (s *listScope) firstSight() bool {
+	before := s.before.ListStatus()
+	return before.LastSyncTime == nil || (s.cfg != nil && before.DocumentID != s.cfg.document)
+}
+
+// shownIDs names foreign IDs for a message, or only counts them on first
+// sight of the document (see firstSight).
+func (s *listScope) shownIDs(ids []string) string {
+	if s.firstSight() {
+		return "not named: the list has not synced this document before"
+	}
+	return namedIDs(ids)
+}
+
 // resyncDue reports whether drift must be corrected now (see resyncDue),
 // or the list must be re-verified after a takeover.
 func (r *ListReconciler) resyncDue(s *listScope) bool {
@@ -330,7 +357,7 @@ func (r *ListReconciler) correctDrift(ctx context.Context, s *listScope) error {
 		}
 		s.report(snap, held)
 		r.Recorder.Eventf(s.list, nil, corev1.EventTypeNormal, v1alpha1.ReasonDriftCorrected, "Resync",
-			"%s", driftMessage(missing(ch.Add, undone.Remove), missing(ch.Remove, undone.Add)))
+			"%s", driftMessage(missing(ch.Add, undone.Remove), missing(ch.Remove, undone.Add), s.firstSight()))
 	}
 	r.verify.Delete(s.ref)
 	now := metav1.NewTime(r.now())
@@ -348,7 +375,7 @@ func (r *ListReconciler) announceRemoval(ctx context.Context, s *listScope, ch e
 	if len(ch.Remove) == 0 {
 		return nil
 	}
-	msg := fmt.Sprintf("removing %d foreign IDs (%s): mode is Exclusive", len(ch.Remove), namedIDs(ch.Remove))
+	msg := fmt.Sprintf("removing %d foreign IDs (%s): mode is Exclusive", len(ch.Remove), s.shownIDs(ch.Remove))
 	if stay := len(missing(foreignIDs(s.snap.Items, s.live), ch.Remove)); stay > 0 {
 		msg += fmt.Sprintf("; %d foreign items stay: an empty ID, or one longer than %d characters, cannot be removed by name",
 			stay, etagclient.MaxIDLength)
@@ -429,9 +456,9 @@ func (r *ListReconciler) patchStatus(ctx context.Context, s *listScope) error {
 	return patchStatus(ctx, r.Client, s.before, s.list, *s.before.ListStatus(), *s.list.ListStatus())
 }
 
-// SetupWithManager registers the controller, its indexes and its watches.
-// The Secret watch is metadata-only: the operator never caches Secret
-// data. The other kind of list is watched too: a list that holds no claim
+// SetupWithManager registers the controller and its watches. The Secret
+// watch (WatchSecrets) is metadata-only: the operator never caches Secret
+// data, and the cache keeps no annotations of Secrets (CacheTransform). The other kind of list is watched too: a list that holds no claim
 // looks again when one that names the same document comes or goes.
 func (r *ListReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Client == nil || r.APIReader == nil || r.Lists == nil || r.Recorder == nil || r.Owner == nil {
@@ -452,9 +479,11 @@ func (r *ListReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if !r.NamespacedOnly {
 		b = b.Watches(other, handler.EnqueueRequestsFromMapFunc(r.rivals), builder.WithPredicates(claimantsChanged()))
 	}
-	return b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.listsOfSecret), builder.OnlyMetadata).
-		WatchesRawSource(r.queue.source()).
-		WithOptions(controllerOptions(r.MaxConcurrentReconciles, newRateLimiter)).
+	if r.WatchSecrets {
+		b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.listsOfSecret), builder.OnlyMetadata)
+	}
+	return b.WatchesRawSource(r.queue.source()).
+		WithOptions(controllerOptions(r.MaxConcurrentReconciles, r.ReconcileTimeout, newRateLimiter)).
 		Named(map[v1alpha1.ListKind]string{v1alpha1.ListKindExternalList: "externallist",
 			v1alpha1.ListKindClusterExternalList: "clusterexternallist"}[r.kind()]).
 		Complete(r)

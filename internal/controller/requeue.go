@@ -24,10 +24,11 @@ func requeueOnConflict(err error) (ctrl.Result, error) {
 	return ctrl.Result{}, err
 }
 
-// controllerOptions are a controller's options: workers (at least one) and
-// the work queue's rate limiter, when newRateLimiter is set.
-func controllerOptions(workers int, newRateLimiter func() workqueue.TypedRateLimiter[reconcile.Request]) crcontroller.Options {
-	o := crcontroller.Options{MaxConcurrentReconciles: max(1, workers)}
+// controllerOptions are a controller's options: workers (at least one),
+// the deadline of each reconcile (timeout; none when 0) and the work
+// queue's rate limiter, when newRateLimiter is set.
+func controllerOptions(workers int, timeout time.Duration, newRateLimiter func() workqueue.TypedRateLimiter[reconcile.Request]) crcontroller.Options {
+	o := crcontroller.Options{MaxConcurrentReconciles: max(1, workers), ReconciliationTimeout: timeout}
 	if newRateLimiter != nil {
 		o.RateLimiter = newRateLimiter()
 	}

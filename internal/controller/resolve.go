@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -52,6 +53,11 @@ type resolver struct {
 	allowedHosts []string
 	// clusterNamespace is where the Secrets of ClusterExternalLists live.
 	clusterNamespace string
+	// secretsByGet: the operator may only get Secrets, not watch them
+	// (SecretAccessGet): a list's Secrets are read again every
+	// secretRefresh, instead of when the watch says they changed.
+	secretsByGet  bool
+	secretRefresh time.Duration
 
 	mu     sync.Mutex
 	byList map[listRef]*listConfig
@@ -96,6 +102,14 @@ func (r *resolver) forget(ref listRef) {
 // reads, so a rotated Secret is picked up without a restart.
 func (r *resolver) stamp(ctx context.Context, l v1alpha1.List) (string, error) {
 	st := fmt.Sprintf("%s/%d", l.GetUID(), l.GetGeneration())
+	if r.secretsByGet {
+		if len(l.ListSpec().SecretNames()) == 0 {
+			return st, nil
+		}
+		// Without a watch, the Secrets are read again every
+		// secretRefresh.
+		return fmt.Sprintf("%s/t%d", st, time.Now().UnixNano()/int64(r.secretRefresh)), nil
+	}
 	ns := secretNamespace(l, r.clusterNamespace)
 	for _, name := range l.ListSpec().SecretNames() {
 		meta := &metav1.PartialObjectMetadata{}
@@ -145,6 +159,7 @@ func (r *resolver) build(ctx context.Context, l v1alpha1.List) (*listConfig, err
 	cfg.opts = []etagclient.Option{
 		etagclient.WithItemsPointer(spec.ItemsPointer),
 		etagclient.WithCreateIfMissing(spec.CreateIfMissing),
+		etagclient.WithShownURL(cfg.shownURL),
 	}
 	if name := spec.HeadersSecretName(); name != "" {
 		secret, err := r.secret(ctx, ns, name)
@@ -169,7 +184,7 @@ func (r *resolver) build(ctx context.Context, l v1alpha1.List) (*listConfig, err
 		cfg.opts = append(cfg.opts, stores.AzureSASOptions()...)
 	}
 	if spec.Auth != nil {
-		storeOpts, fp, err := stores.Options(ctx, spec.Auth, rawURL, r.secretData(ns))
+		storeOpts, fp, err := stores.Options(ctx, spec.Auth, rawURL, r.secretData(ns), stores.Policy{Ambient: l.GetNamespace() == ""})
 		if err != nil {
 			var cfgErr *configError
 			if errors.As(err, &cfgErr) || !errors.Is(err, stores.ErrSpec) {
@@ -328,18 +343,18 @@ func hostAllowed(u *url.URL, patterns []string) bool {
 	return false
 }
 
-// redactedURL is what status.redactedURL shows of a list's URL: spec.url
-// without user info and with every query value replaced
-// (etagclient.RedactURL); for a URL from a Secret (fromSecret) only the
-// scheme, host and path, so that not even the names of its query
-// parameters show. An unparsable URL gives "".
+// redactedURL is what status.redactedURL, messages, logs and the audit log
+// show of a list's URL: spec.url's scheme, host and path
+// (etagclient.RedactURL: no user info, no query); for a URL from a Secret
+// (fromSecret), whose path may carry a token too, its scheme and host only.
+// An unparsable URL gives "".
 func redactedURL(raw string, fromSecret bool) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
 		return ""
 	}
 	if fromSecret {
-		return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawPath: u.RawPath}).String()
+		return etagclient.OriginOf(u)
 	}
 	return etagclient.RedactURL(u)
 }

@@ -54,6 +54,24 @@ type Options struct {
 	// live: the operator's own namespace. Required when Owner is not a
 	// SoleOwner; default "default".
 	ClusterResourceNamespace string
+	// ReconcileTimeout is the deadline of one reconcile: what it waits for
+	// (API calls, Secret reads, token fetches, a list's read or drift
+	// write) ends by then, so that a hung server or token endpoint cannot
+	// hold a worker. A change an entry submitted goes on in the list
+	// client, under the request timeout and the replica's right to act.
+	// Default: DefaultReconcileTimeout.
+	ReconcileTimeout time.Duration
+	// SecretAccess is what the operator may do with Secrets:
+	// SecretAccessWatch (default) watches their metadata (list and watch,
+	// in every namespace it serves) and picks up a rotated Secret at once;
+	// SecretAccessGet only gets the Secrets lists name, and reads them
+	// again every SecretRefresh.
+	SecretAccess SecretAccess
+	// SecretRefresh is how often a list's Secrets are read again with
+	// SecretAccessGet: a rotated Secret is used within this long (and the
+	// list's next status check, statusRefreshInterval). Default:
+	// DefaultSecretRefresh.
+	SecretRefresh time.Duration
 	// NamespacedOnly serves no ClusterExternalLists: the manager watches
 	// one namespace (--namespace) and has no permission on cluster-scoped
 	// objects. Entries that refer to one are told so. Default: false.
@@ -63,6 +81,25 @@ type Options struct {
 	// a Delete cleanup waits it out. Default: DefaultLateWriteBound.
 	LateWriteBound time.Duration
 }
+
+// SecretAccess is what the operator may do with Secrets (see
+// Options.SecretAccess).
+type SecretAccess string
+
+const (
+	// SecretAccessWatch: list and watch Secrets' metadata (their data is
+	// only ever read with get, when a list needs it).
+	SecretAccessWatch SecretAccess = "watch"
+	// SecretAccessGet: get the Secrets a list names, nothing else.
+	SecretAccessGet SecretAccess = "get"
+)
+
+// DefaultSecretRefresh is the default of Options.SecretRefresh.
+const DefaultSecretRefresh = time.Minute
+
+// DefaultReconcileTimeout is the default of Options.ReconcileTimeout: well
+// under the seven seconds a replica acts without renewing its Lease.
+const DefaultReconcileTimeout = 5 * time.Second
 
 // DefaultLateWriteBound is the default of Options.LateWriteBound: the ETag
 // client's default request timeout, after which the client has given a
@@ -98,12 +135,26 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if o.LateWriteBound <= 0 {
 		o.LateWriteBound = DefaultLateWriteBound
 	}
+	if o.ReconcileTimeout <= 0 {
+		o.ReconcileTimeout = DefaultReconcileTimeout
+	}
+	if o.SecretRefresh <= 0 {
+		o.SecretRefresh = DefaultSecretRefresh
+	}
+	switch o.SecretAccess {
+	case "":
+		o.SecretAccess = SecretAccessWatch
+	case SecretAccessWatch, SecretAccessGet:
+	default:
+		return fmt.Errorf("secret access %q: want %q or %q", o.SecretAccess, SecretAccessWatch, SecretAccessGet)
+	}
 	lists := &ListClients{
 		Options: o.ClientOptions,
 		Audit:   &Audit{Log: o.AuditLog, Lists: mgr.GetClient(), Replica: o.Identity},
 		Owner:   o.Owner,
 		resolver: &resolver{cached: mgr.GetClient(), live: mgr.GetAPIReader(), allowedHosts: o.AllowedHosts,
-			clusterNamespace: o.ClusterResourceNamespace},
+			clusterNamespace: o.ClusterResourceNamespace, secretsByGet: o.SecretAccess == SecretAccessGet,
+			secretRefresh: o.SecretRefresh},
 	}
 	// The list clients outlive the controllers' workers: a change in
 	// flight at shutdown still completes (the membership drains it) before
@@ -118,13 +169,14 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if err := addListMetrics(mgr, o.Owner, o.StuckTerminatingAfter); err != nil {
 		return err
 	}
-	recorder := mgr.GetEventRecorder(o.RecorderName)
+	recorder := safeRecorder{mgr.GetEventRecorder(o.RecorderName)}
 	if err := addIndexes(context.Background(), mgr.GetFieldIndexer(), listIndexes(o.ClusterResourceNamespace)); err != nil {
 		return err
 	}
 	if err := (&EntryReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists, Recorder: recorder, Owner: o.Owner,
 		MaxConcurrentReconciles: o.MaxConcurrentReconciles, NewRateLimiter: o.NewRateLimiter, NamespacedOnly: o.NamespacedOnly,
+		ReconcileTimeout: o.ReconcileTimeout,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the ListEntry controller: %w", err)
 	}
@@ -136,7 +188,8 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		if err := (&ListReconciler{
 			Kind: kind, Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists, Recorder: recorder, Owner: o.Owner,
 			MaxConcurrentReconciles: o.MaxConcurrentReconciles, NewRateLimiter: o.NewRateLimiter, LateWriteBound: o.LateWriteBound,
-			NamespacedOnly: o.NamespacedOnly,
+			NamespacedOnly: o.NamespacedOnly, ReconcileTimeout: o.ReconcileTimeout,
+			WatchSecrets: o.SecretAccess != SecretAccessGet,
 		}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("set up the %s controller: %w", kind, err)
 		}

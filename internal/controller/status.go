@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -9,7 +10,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/safetext"
 )
+
+// maxConditionMessage bounds a condition's message, well under the API's
+// 32 KiB: a message quotes errors, and an error may quote a server.
+const maxConditionMessage = 1024
 
 // conditions edits the kstatus conditions of one object's status (Ready,
 // Reconciling, Stalled; Synced on a ListEntry), stamping each with the
@@ -24,7 +30,7 @@ type conditions struct {
 
 func (c conditions) set(typ string, status metav1.ConditionStatus, reason, msg string) {
 	meta.SetStatusCondition(c.list, metav1.Condition{
-		Type: typ, Status: status, Reason: reason, Message: msg, ObservedGeneration: c.generation,
+		Type: typ, Status: status, Reason: reason, Message: safetext.Short(msg, maxConditionMessage), ObservedGeneration: c.generation,
 	})
 	*c.observed = c.generation
 }
@@ -91,5 +97,13 @@ func patchStatus(ctx context.Context, c client.Client, before, obj client.Object
 		return nil
 	}
 	patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
+	// The status says how the reconcile ended, also when it ended because
+	// its deadline passed: it gets a little time of its own.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusWriteTimeout)
+	defer cancel()
 	return client.IgnoreNotFound(c.Status().Patch(ctx, obj, patch))
 }
+
+// statusWriteTimeout bounds the status write that ends a reconcile, which
+// may come after the reconcile's own deadline.
+const statusWriteTimeout = 5 * time.Second

@@ -196,17 +196,20 @@ func TestDriftMessage(t *testing.T) {
 	tests := []struct {
 		name           string
 		added, removed []string
+		firstSight     bool
 		want           string
 	}{
-		{"added only", []string{"a", "b"}, nil, `drift corrected: added 2 IDs ("a", "b"), removed 0`},
-		{"removed only", nil, []string{"x"}, `drift corrected: added 0 IDs, removed 1 ("x")`},
-		{"both, bounded", []string{"a"}, many,
+		{"added only", []string{"a", "b"}, nil, false, `drift corrected: added 2 IDs ("a", "b"), removed 0`},
+		{"removed only", nil, []string{"x"}, false, `drift corrected: added 0 IDs, removed 1 ("x")`},
+		{"both, bounded", []string{"a"}, many, false,
 			`drift corrected: added 1 IDs ("a"), removed 25 ("f00", "f01", "f02", "f03", "f04", "f05", "f06", "f07", "f08", "f09" and 15 more)`},
+		{"first sight: removed IDs counted, not named", []string{"a"}, []string{"internal-secret"}, true,
+			`drift corrected: added 1 IDs ("a"), removed 1`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := driftMessage(tt.added, tt.removed); got != tt.want {
+			if got := driftMessage(tt.added, tt.removed, tt.firstSight); got != tt.want {
 				t.Errorf("driftMessage =\n%s\nwant\n%s", got, tt.want)
 			}
 		})
@@ -222,10 +225,11 @@ func TestRedactedURL(t *testing.T) {
 		want       string
 	}{
 		{"plain", "https://lists.example.com/a/b.json", false, "https://lists.example.com/a/b.json"},
-		{"query values replaced", "https://h.example/l.json?sig=SECRET&sv=2024", false, "https://h.example/l.json?sig=REDACTED&sv=REDACTED"},
+		{"query dropped, keys too", "https://h.example/l.json?sig=SECRET&sv=2024", false, "https://h.example/l.json"},
+		{"a token that is a query key", "https://h.example/l.json?SECRET_ONLY_KEY", false, "https://h.example/l.json"},
 		{"user info dropped", "https://user:SECRET@h.example/l.json", false, "https://h.example/l.json"},
-		{"from a Secret: no query at all", "https://acct.blob.core.windows.net/c/l.json?sig=SECRET&se=2030", true, "https://acct.blob.core.windows.net/c/l.json"},
-		{"from a Secret: no user info", "https://u:SECRET@h.example:8443/p?x=SECRET", true, "https://h.example:8443/p"},
+		{"from a Secret: scheme and host only", "https://acct.blob.core.windows.net/c/l.json?sig=SECRET&se=2030", true, "https://acct.blob.core.windows.net"},
+		{"from a Secret: a token in the path", "https://u:SECRET@h.example:8443/hooks/SECRET/list?x=SECRET", true, "https://h.example:8443"},
 		{"unparsable", "http://[::1", false, ""},
 		{"no host", "/relative", false, ""},
 	}

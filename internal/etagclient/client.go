@@ -129,7 +129,11 @@ func newLocation(rawURL string, opts []Option) (*location, Pointer, error) {
 		return nil, Pointer{}, fmt.Errorf("max body bytes must be in 1..%d and the request timeout positive", int64(maxDocumentBytes))
 	}
 	hc, own := newHTTPClient(&cfg, u)
-	return &location{url: rawURL, safeURL: RedactURL(u), cfg: cfg, http: hc, own: own}, p, nil
+	shown := RedactURL(u)
+	if cfg.shownURL != "" {
+		shown = cfg.shownURL
+	}
+	return &location{url: rawURL, safeURL: shown, cfg: cfg, http: hc, own: own}, p, nil
 }
 
 // use makes loc the Client's location. Only the cycle goroutine, or a

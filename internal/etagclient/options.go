@@ -101,6 +101,7 @@ type config struct {
 	byGeneration     bool
 	signer           Signer
 	fence            Fence
+	shownURL         string
 	weakETagWait     time.Duration
 	transportRetries int
 	transportWaitMin time.Duration
@@ -210,6 +211,11 @@ func WithMaxRetryAfter(d time.Duration) Option { return func(o *config) { o.maxR
 // trickle in faster than the server answers. 0 starts a new cycle as soon as
 // the previous one ends. Default: DefaultBatchInterval.
 func WithBatchInterval(d time.Duration) Option { return func(o *config) { o.batchInterval = d } }
+
+// WithShownURL sets how errors, logs and commits show the list's URL.
+// Default: RedactURL of it (scheme, host and path). A URL that came from a
+// Secret may carry a token in its path too: show OriginOf it.
+func WithShownURL(s string) Option { return func(o *config) { o.shownURL = s } }
 
 // WithClock sets the clock of the conflict backoff. Default: the real clock.
 func WithClock(c Clock) Option { return func(o *config) { o.clock = c } }

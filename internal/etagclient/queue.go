@@ -88,10 +88,16 @@ func (c *Client) wait(ctx context.Context, o *op) error {
 		if p == o {
 			c.pending = append(c.pending[:i], c.pending[i+1:]...)
 			c.mu.Unlock()
+			if o.read {
+				return fmt.Errorf("read of %s not done in time: %w", c.URL(), ctx.Err())
+			}
 			return fmt.Errorf("change to %s withdrawn: %w", c.URL(), ctx.Err())
 		}
 	}
 	c.mu.Unlock()
+	if o.read {
+		return fmt.Errorf("read of %s not done in time: %w", c.URL(), ctx.Err())
+	}
 	return fmt.Errorf("waiting for change to %s (it may still be applied): %w", c.URL(), ctx.Err())
 }
 

@@ -8,12 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/listkeeper/listkeeper/internal/safetext"
 )
 
 // sharedTransport serves every Client that brings neither an HTTP client nor
@@ -116,7 +120,7 @@ func requestMethod(err error) string {
 func sameOriginRedirects(origin *url.URL) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		if req.URL.Scheme != origin.Scheme || req.URL.Host != origin.Host {
-			return fmt.Errorf("%w: to %s", ErrRedirect, RedactURL(req.URL))
+			return fmt.Errorf("%w: to %s", ErrRedirect, safetext.Short(OriginOf(req.URL), maxShownLocation))
 		}
 		if m := via[0].Method; m != http.MethodGet && m != http.MethodHead {
 			return http.ErrUseLastResponse
@@ -145,33 +149,74 @@ func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	return resp, err
 }
 
-// RedactURL returns u without user info and with every query value replaced,
-// for errors and logs.
+// RedactURL returns u as errors, logs and status may show it: scheme, host
+// and path; no user info, no query (neither values nor keys: a token may be
+// a key, as in "?TOKEN"), no fragment.
 func RedactURL(u *url.URL) string {
-	r := *u
-	r.User = nil
-	if r.RawQuery != "" {
-		q := r.Query()
-		for k := range q {
-			q[k] = []string{"REDACTED"}
-		}
-		r.RawQuery = q.Encode()
-	}
-	r.Fragment = ""
+	r := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawPath: u.RawPath}
 	return r.String()
 }
 
-// transportError strips the URL (which may hold a token) from a transport
-// error and classifies it as ErrUnreachable, keeping the cause for errors.Is.
+// OriginOf returns u's scheme and host only, for a URL whose path may carry
+// a token too (one that came from a Secret).
+func OriginOf(u *url.URL) string {
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host}).String()
+}
+
+// transportError reports a request that got no answer, classified as
+// ErrUnreachable (or its own class: a refused redirect, a request that could
+// not be signed or was fenced), with a fixed description of the cause
+// instead of the transport's own text, which may quote what a server sent
+// (an unparsable Location header) or the URL with its token. The cause
+// stays in the chain for errors.Is and errors.As.
 func transportError(method, safeURL string, err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	if errors.Is(err, ErrRedirect) || errors.Is(err, errSign) {
+	if errors.Is(err, ErrRedirect) || errors.Is(err, errSign) || errors.Is(err, ErrFenced) {
 		return fmt.Errorf("%s %s: %w", method, safeURL, err)
 	}
-	return fmt.Errorf("%s %s: %w: %w", method, safeURL, ErrUnreachable, err)
+	return fmt.Errorf("%s %s: %w: %w", method, safeURL, ErrUnreachable, &quietError{what: transportCause(err), cause: err})
+}
+
+// quietError shows a fixed description of an error it wraps.
+type quietError struct {
+	what  string
+	cause error
+}
+
+func (e *quietError) Error() string { return e.what }
+func (e *quietError) Unwrap() error { return e.cause }
+
+// transportCause names the kind of a transport failure in a fixed
+// vocabulary.
+func transportCause(err error) string {
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	var netErr net.Error
+	var alert tls.AlertError
+	var record tls.RecordHeaderError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
+		return "timed out"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case isCertError(err):
+		return "TLS certificate not trusted"
+	case errors.As(err, &dnsErr):
+		return "host name not found"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return "connection closed without an answer"
+	case errors.As(err, &alert) || errors.As(err, &record):
+		return "TLS handshake failed"
+	case errors.As(err, &opErr):
+		return "network error"
+	default:
+		return "request failed"
+	}
 }
 
 // readBody reads at most limit bytes of resp's body. A longer body is
@@ -202,40 +247,52 @@ func checkContentType(h http.Header) error {
 }
 
 // storeCode returns the <Code> of an object store's XML error body (S3,
-// Azure and GCS share the shape), or "". It reads at most 16 KiB; the body
-// is never logged, as S3's can hold the request's session token.
+// Azure and GCS share the shape) or Azure's x-ms-error-code, when it is one
+// of the codes the stores document (knownStoreCodes); "" otherwise. A
+// server chooses this text, so nothing else of it reaches a message. It
+// reads at most 16 KiB; the body is never logged, as S3's can hold the
+// request's session token.
 func storeCode(resp *http.Response) string {
 	ct := strings.ToLower(resp.Header.Get("Content-Type"))
 	if !strings.Contains(ct, "xml") {
-		if code := resp.Header.Get("x-ms-error-code"); code != "" {
-			return sanitizeCode(code)
-		}
-		return ""
+		return knownCode(resp.Header.Get("x-ms-error-code"))
 	}
 	var e struct {
 		Code string `xml:"Code"`
 	}
 	if err := xml.NewDecoder(io.LimitReader(resp.Body, 16<<10)).Decode(&e); err != nil {
-		return sanitizeCode(resp.Header.Get("x-ms-error-code"))
+		return knownCode(resp.Header.Get("x-ms-error-code"))
 	}
-	return sanitizeCode(e.Code)
+	return knownCode(e.Code)
 }
 
-// sanitizeCode keeps a store code to what such codes are made of, so a
-// hostile server cannot put arbitrary text into conditions.
-func sanitizeCode(code string) string {
+// knownCode returns code when it is one of knownStoreCodes, else "".
+func knownCode(code string) string {
 	code = strings.TrimSpace(code)
-	if len(code) > 64 {
-		return ""
+	if _, ok := storeCodeClass[code]; ok {
+		return code
 	}
-	for _, r := range code {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
-		default:
-			return ""
-		}
+	if _, ok := knownStoreCodes[code]; ok {
+		return code
 	}
-	return code
+	return ""
+}
+
+// knownStoreCodes are error codes that S3, Azure Blob Storage and Google
+// Cloud Storage document and that a message may quote (beside those of
+// storeCodeClass, which also classify).
+var knownStoreCodes = map[string]struct{}{
+	// S3 and GCS's XML API
+	"NoSuchKey": {}, "PreconditionFailed": {}, "ConditionalRequestConflict": {}, "SlowDown": {},
+	"InternalError": {}, "ServiceUnavailable": {}, "InvalidRequest": {}, "InvalidArgument": {},
+	"EntityTooLarge": {}, "RequestTimeout": {}, "MethodNotAllowed": {}, "MissingContentLength": {},
+	"OperationAborted": {}, "InvalidBucketName": {}, "PermanentRedirect": {}, "TemporaryRedirect": {},
+	"AccountProblem": {}, "AllAccessDisabled": {}, "NotImplemented": {},
+	// Azure Blob Storage
+	"BlobNotFound": {}, "ConditionNotMet": {}, "BlobAlreadyExists": {}, "ServerBusy": {},
+	"OperationTimedOut": {}, "InvalidHeaderValue": {}, "RequestBodyTooLarge": {},
+	"InvalidBlobType": {}, "LeaseIdMissing": {}, "InsufficientAccountPermissions": {},
+	"InvalidQueryParameterValue": {}, "UnsupportedHeader": {},
 }
 
 // checkContentEncoding refuses a body in a content coding: the client asks

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/listkeeper/listkeeper/internal/safetext"
 )
 
 // The wire: one GET or one PUT, with the answer classified. Nothing here
@@ -231,14 +233,19 @@ func (c *Client) isConflict(code int) bool {
 	return slices.Contains(c.cfg.conflictStatuses, code)
 }
 
-// location returns the redirect target of resp, redacted, for messages.
+// location returns the redirect target of resp for messages: its scheme,
+// host and path, at most maxShownLocation bytes, only when it parses as an
+// http or https URL; a fixed text otherwise.
 func (c *Client) location(resp *http.Response) string {
 	loc, err := resp.Location()
-	if err != nil {
-		return "no Location"
+	if err != nil || (loc.Scheme != "http" && loc.Scheme != "https") || loc.Host == "" {
+		return "a Location that is not an http(s) URL"
 	}
-	return RedactURL(loc)
+	return safetext.Short(RedactURL(loc), maxShownLocation)
 }
+
+// maxShownLocation bounds how much of a redirect target a message quotes.
+const maxShownLocation = 200
 
 // stored returns the document the server holds after a PUT. RFC 9110: the
 // body of a 2xx answer to a PUT describes the outcome, not the stored

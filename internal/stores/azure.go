@@ -35,7 +35,7 @@ const (
 	sasRenewBefore = 10 * time.Minute
 )
 
-func azureOptions(ctx context.Context, a *v1alpha1.AzureAuth, rawURL string, secret SecretFunc) ([]etagclient.Option, string, error) {
+func azureOptions(ctx context.Context, a *v1alpha1.AzureAuth, rawURL string, secret SecretFunc, policy Policy) ([]etagclient.Option, string, error) {
 	parts, err := azblob.ParseURL(rawURL)
 	if err != nil || parts.ContainerName == "" || parts.BlobName == "" {
 		return nil, "", fmt.Errorf("%w: the list's URL does not name a container and a blob", ErrSpec)
@@ -55,11 +55,18 @@ func azureOptions(ctx context.Context, a *v1alpha1.AzureAuth, rawURL string, sec
 		s = &sharedKeySAS{cred: cred, container: parts.ContainerName, blob: parts.BlobName}
 		fp = fingerprint("azure-shared-key", vals)
 	case a.WorkloadIdentity != nil:
-		cred, err := azidentity.NewWorkloadIdentityCredential(nil)
+		check, err := ambientCheck(policy, rawURL, "spec.auth.azure.workloadIdentity", "Azure Blob Storage's endpoints over https", blobEndpoint)
+		if err != nil {
+			return nil, "", err
+		}
+		cred, err := azidentity.NewWorkloadIdentityCredential(&azidentity.WorkloadIdentityCredentialOptions{
+			ClientOptions:            azcore.ClientOptions{Transport: newCredentialClient(credentialTransport, nil)},
+			DisableInstanceDiscovery: !azureInstanceDiscovery,
+		})
 		if err != nil {
 			return nil, "", fmt.Errorf("%w: Azure workload identity: %w", ErrSpec, err)
 		}
-		s = &entraBearer{cred: cred}
+		s = &ambientGate{check: check, next: &entraBearer{cred: cred}}
 		fp = fingerprint("azure-workload-identity", nil)
 	default:
 		return nil, "", fmt.Errorf("%w: spec.auth.azure names no method", ErrSpec)
@@ -139,15 +146,21 @@ func (s *sharedKeySAS) sas() (string, error) {
 	return s.query, nil
 }
 
+// azureInstanceDiscovery is whether azidentity asks Entra's instance
+// metadata (at login.microsoftonline.com) about an authority host it does
+// not know. Tests turn it off for their fake authority (export_test.go).
+var azureInstanceDiscovery = true
+
 // entraBearer sends an Entra access token for Azure Storage; azidentity
-// caches it and renews it before it expires.
+// caches it and renews it before it expires, under the context of the
+// request that needs it.
 type entraBearer struct{ cred azcore.TokenCredential }
 
 // Sign implements etagclient.Signer.
 func (e *entraBearer) Sign(req *http.Request, _ []byte) error {
 	tok, err := e.cred.GetToken(req.Context(), policy.TokenRequestOptions{Scopes: []string{"https://storage.azure.com/.default"}})
 	if err != nil {
-		return fmt.Errorf("entra token: %w", err)
+		return fmt.Errorf("entra token: %w", signError(req.Context(), err))
 	}
 	req.Header.Set("Authorization", "Bearer "+tok.Token)
 	return nil

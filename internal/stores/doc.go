@@ -17,4 +17,33 @@
 //
 // No signing or token code is written here; credentials never appear in
 // errors or logs.
+//
+// # Whose credentials go where
+//
+// A list that names no Secret (aws or gcp without secretRef, azure
+// workloadIdentity) would sign with the operator's own identity. The
+// caller's Policy decides whether it may (Policy.Ambient); refused, it
+// gets ErrAmbientNotAllowed and nothing is loaded, fetched or sent.
+// Allowed, the operator's identity still goes only to the provider's own
+// endpoints over https (endpoints.go) and to the hosts the operator adds
+// (Policy.AmbientHosts), checked for the list's URL and again for every
+// request.
+//
+// A service-account key from a Secret is honoured only if its token_uri is
+// Google's token endpoint (GoogleTokenURIs) or one the operator adds
+// (Policy.GCPTokenURIs); otherwise ErrTokenURINotAllowed, an ErrSpec,
+// before any request.
+//
+// # Tokens, deadlines and errors
+//
+// Every token or credential fetch runs under the context of the request
+// being signed, and ends with it: a token endpoint that does not answer
+// holds a request no longer than its deadline, and nothing waits on it in
+// the background (but for GCE's metadata server, whose client takes no
+// context and is left to its own timeouts). A valid token is reused until shortly before it
+// expires. Requests to Google's and Entra's token endpoints follow no
+// redirect (the AWS chain's go to the endpoints the operator's own
+// environment names, through the SDK's client, which honours
+// AWS_CA_BUNDLE). Errors of a fetch carry the endpoint's HTTP status and
+// fixed words, never a response body.
 package stores

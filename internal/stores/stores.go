@@ -16,20 +16,39 @@ import (
 type SecretFunc func(ctx context.Context, name string) (map[string][]byte, error)
 
 // ErrSpec is wrapped by the errors of a spec.auth that cannot work as
-// written (a Secret without the keys it needs, a malformed key).
+// written (a Secret without the keys it needs, a malformed key, a key
+// whose token endpoint is not allowed).
 var ErrSpec = errors.New("invalid store credentials")
+
+// ErrAmbientNotAllowed is wrapped by the errors of a list that would sign
+// with the operator's own identity (spec.auth.aws or spec.auth.gcp without
+// a Secret, spec.auth.azure.workloadIdentity) where its Policy does not
+// let it: ambient credentials are off for the list, or its URL's host is
+// neither one of the provider's endpoints nor one of
+// Policy.AmbientHosts. Nothing was loaded, fetched or sent. It does not
+// wrap ErrSpec: the spec is valid, the operator does not allow it. Options
+// returns it for the list's URL; a signer returns it, wrapped in
+// etagclient.ErrUnauthorized, for a request to any other host.
+var ErrAmbientNotAllowed = errors.New("ambient credentials not allowed")
 
 // Options returns the client options for auth, and a fingerprint of the
 // credentials it read, so that a client is rebuilt when they change. rawURL
-// is the list's URL. auth must not be nil.
-func Options(ctx context.Context, auth *v1alpha1.StoreAuth, rawURL string, secret SecretFunc) ([]etagclient.Option, string, error) {
+// is the list's URL; policy is what the operator lets this list do with
+// credentials that are not its own (see Policy). auth must not be nil.
+//
+// A refused list gets an ErrAmbientNotAllowed error before anything is
+// loaded; a spec that cannot work an ErrSpec error; a Secret that cannot
+// be read SecretFunc's error. The signer it configures fetches tokens and
+// signs under each request's context, and its errors carry no response
+// body.
+func Options(ctx context.Context, auth *v1alpha1.StoreAuth, rawURL string, secret SecretFunc, policy Policy) ([]etagclient.Option, string, error) {
 	switch {
 	case auth.AWS != nil:
-		return awsOptions(ctx, auth.AWS, secret)
+		return awsOptions(ctx, auth.AWS, rawURL, secret, policy)
 	case auth.GCP != nil:
-		return gcpOptions(ctx, auth.GCP, secret)
+		return gcpOptions(ctx, auth.GCP, rawURL, secret, policy)
 	case auth.Azure != nil:
-		return azureOptions(ctx, auth.Azure, rawURL, secret)
+		return azureOptions(ctx, auth.Azure, rawURL, secret, policy)
 	default:
 		return nil, "", fmt.Errorf("%w: spec.auth names no store", ErrSpec)
 	}

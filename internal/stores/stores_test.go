@@ -37,10 +37,10 @@ func secrets(data map[string]map[string]string) stores.SecretFunc {
 }
 
 // newClient builds an ETag client for rawURL with the options spec.auth
-// asks for, as the operator does.
-func newClient(t *testing.T, rawURL string, auth *v1alpha1.StoreAuth, sec stores.SecretFunc, extra ...etagclient.Option) (*etagclient.Client, error) {
+// asks for under policy, as the operator does.
+func newClient(t *testing.T, rawURL string, auth *v1alpha1.StoreAuth, sec stores.SecretFunc, policy stores.Policy, extra ...etagclient.Option) (*etagclient.Client, error) {
 	t.Helper()
-	opts, _, err := stores.Options(context.Background(), auth, rawURL, sec)
+	opts, _, err := stores.Options(context.Background(), auth, rawURL, sec, policy)
 	if err != nil {
 		return nil, err
 	}
@@ -55,11 +55,11 @@ func newClient(t *testing.T, rawURL string, auth *v1alpha1.StoreAuth, sec stores
 
 // raceAdds has three clients, built as newClient does, add eight IDs each
 // ("r<client>-g<goroutine>") from concurrent goroutines, and waits for all.
-func raceAdds(t *testing.T, rawURL string, auth *v1alpha1.StoreAuth, sec stores.SecretFunc, extra ...etagclient.Option) {
+func raceAdds(t *testing.T, rawURL string, auth *v1alpha1.StoreAuth, sec stores.SecretFunc, policy stores.Policy, extra ...etagclient.Option) {
 	t.Helper()
 	var wg sync.WaitGroup
 	for r := range 3 {
-		c, err := newClient(t, rawURL, auth, sec, extra...)
+		c, err := newClient(t, rawURL, auth, sec, policy, extra...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +91,7 @@ func TestS3(t *testing.T) {
 	}})
 	auth := &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{Region: s3fake.DefaultRegion, SecretRef: &v1alpha1.SecretReference{Name: "aws"}}}
 
-	raceAdds(t, url, auth, good, etagclient.WithItemsPointer("/items"))
+	raceAdds(t, url, auth, good, stores.Policy{}, etagclient.WithItemsPointer("/items"))
 	body, _, err := s3.GetObject("lists", "allow.json")
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +124,7 @@ func TestS3(t *testing.T) {
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
 			before := s3.Stats().Count(http.MethodPut, http.StatusOK)
-			c, err := newClient(t, tc.url, tc.auth, tc.sec, etagclient.WithItemsPointer("/items"), etagclient.WithCreateIfMissing(true))
+			c, err := newClient(t, tc.url, tc.auth, tc.sec, stores.Policy{}, etagclient.WithItemsPointer("/items"), etagclient.WithCreateIfMissing(true))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,7 +142,7 @@ func TestS3(t *testing.T) {
 		})
 	}
 	t.Run("missing secret key", func(t *testing.T) {
-		_, err := newClient(t, url, auth, secrets(map[string]map[string]string{"aws": {stores.AWSAccessKeyID: "x"}}))
+		_, err := newClient(t, url, auth, secrets(map[string]map[string]string{"aws": {stores.AWSAccessKeyID: "x"}}), stores.Policy{})
 		if !errors.Is(err, stores.ErrSpec) || !strings.Contains(err.Error(), stores.AWSSecretAccessKey) {
 			t.Fatalf("err = %v, want ErrSpec naming the missing key", err)
 		}
@@ -178,7 +178,7 @@ func TestS3ExpiredSessionToken(t *testing.T) {
 		stores.AWSAccessKeyID: creds.AccessKeyID, stores.AWSSecretAccessKey: creds.SecretAccessKey, stores.AWSSessionToken: creds.SessionToken,
 	}})
 	auth := &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{Region: s3fake.DefaultRegion, SecretRef: &v1alpha1.SecretReference{Name: "aws"}}}
-	c, err := newClient(t, s3.URL()+"/lists/l.json", auth, sec)
+	c, err := newClient(t, s3.URL()+"/lists/l.json", auth, sec, stores.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,9 @@ func TestGCS(t *testing.T) {
 	}
 	auth := &v1alpha1.StoreAuth{GCP: &v1alpha1.GCPAuth{SecretRef: &v1alpha1.SecretReference{Name: "gcp"}}}
 	sec := secrets(map[string]map[string]string{"gcp": {stores.GCPCredentialsKey: string(key)}})
-	raceAdds(t, gcsSrv.URL+"/lists/allow.json", auth, sec)
+	// The fake token endpoint is on 127.0.0.1, not Google's.
+	policy := stores.Policy{GCPTokenURIs: []string{tokenSrv.URL + gcstoken.TokenPath}}
+	raceAdds(t, gcsSrv.URL+"/lists/allow.json", auth, sec, policy)
 	body, _, _ := gcs.Get("/lists/allow.json")
 	doc, err := etagclient.ParseDocument(body, nil)
 	if err != nil {
@@ -247,7 +249,7 @@ func TestGCS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := newClient(t, gcsSrv.URL+"/lists/allow.json", auth, secrets(map[string]map[string]string{"gcp": {stores.GCPCredentialsKey: string(stranger)}}))
+	c, err := newClient(t, gcsSrv.URL+"/lists/allow.json", auth, secrets(map[string]map[string]string{"gcp": {stores.GCPCredentialsKey: string(stranger)}}), policy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,8 +275,8 @@ func TestAzureSharedKey(t *testing.T) {
 	url := az.BlobURL("lists", "allow.json")
 	auth := &v1alpha1.StoreAuth{Azure: &v1alpha1.AzureAuth{SharedKey: &v1alpha1.AzureSharedKey{SecretRef: v1alpha1.SecretReference{Name: "az"}}}}
 	good := secrets(map[string]map[string]string{"az": {stores.AzureAccountName: azurite.AccountName, stores.AzureAccountKey: azurite.AccountKey}})
-	raceAdds(t, url, auth, good, etagclient.WithItemsPointer("/items"), etagclient.WithCreateIfMissing(true))
-	reader, err := newClient(t, url, auth, good, etagclient.WithItemsPointer("/items"))
+	raceAdds(t, url, auth, good, stores.Policy{}, etagclient.WithItemsPointer("/items"), etagclient.WithCreateIfMissing(true))
+	reader, err := newClient(t, url, auth, good, stores.Policy{}, etagclient.WithItemsPointer("/items"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +289,7 @@ func TestAzureSharedKey(t *testing.T) {
 	}
 
 	wrongKey := "d3Jvbmcta2V5LXBsYW50ZWQtMHg3Nzc3Nzc3Nwo="
-	bad, err := newClient(t, url, auth, secrets(map[string]map[string]string{"az": {stores.AzureAccountName: azurite.AccountName, stores.AzureAccountKey: wrongKey}}),
+	bad, err := newClient(t, url, auth, secrets(map[string]map[string]string{"az": {stores.AzureAccountName: azurite.AccountName, stores.AzureAccountKey: wrongKey}}), stores.Policy{},
 		etagclient.WithItemsPointer("/items"))
 	if err != nil {
 		t.Fatal(err)

@@ -27,6 +27,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -50,6 +51,9 @@ func allToggles(watch string) map[string]any {
 		"nodeSelector":   map[string]any{"kubernetes.io/os": "linux"},
 		"tolerations":    []any{map[string]any{"key": "dedicated", "operator": "Equal", "value": "ops", "effect": "NoSchedule"}},
 		"serviceAccount": map[string]any{"annotations": map[string]any{"eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/listkeeper"}},
+		"networkPolicy": map[string]any{"enabled": true, "apiServer": map[string]any{"cidrs": []any{"10.0.0.1/32"}, "port": 6443},
+			"listHosts": []any{map[string]any{"cidr": "192.0.2.0/24", "description": "lists.example.com"},
+				map[string]any{"cidr": "198.51.100.7/32", "ports": []any{8443}}}},
 	}
 }
 
@@ -182,7 +186,7 @@ func TestAllToggles(t *testing.T) {
 	r := render(t, renderOpts{release: "lkt", namespace: ns, values: allToggles(watch)})
 
 	got := kinds(r)
-	for k, n := range map[string]int{"ServiceMonitor": 1, "PrometheusRule": 1, "ConfigMap": 1, "Role": 2, "RoleBinding": 2} {
+	for k, n := range map[string]int{"ServiceMonitor": 1, "PrometheusRule": 1, "ConfigMap": 1, "Role": 2, "RoleBinding": 2, "NetworkPolicy": 1} {
 		if got[k] != n {
 			t.Errorf("%d %s rendered, want %d", got[k], k, n)
 		}
@@ -232,6 +236,15 @@ func TestAllToggles(t *testing.T) {
 		t.Errorf("ServiceMonitor endpoints %v: want one with honorLabels, so the per-list namespace label survives", eps)
 	}
 	checkMonitoringContent(t, r, cm)
+
+	np := one[networkingv1.NetworkPolicy](t, r, "NetworkPolicy")
+	if !equalLabels(np.Spec.PodSelector.MatchLabels, subset(d.Spec.Template.Labels, np.Spec.PodSelector.MatchLabels)) || len(np.Spec.PodSelector.MatchLabels) == 0 {
+		t.Errorf("the NetworkPolicy selects %v; the manager's pods carry %v", np.Spec.PodSelector.MatchLabels, d.Spec.Template.Labels)
+	}
+	if len(np.Spec.Egress) != 4 || np.Spec.Egress[1].To[0].IPBlock.CIDR != "10.0.0.1/32" || np.Spec.Egress[1].Ports[0].Port.IntValue() != 6443 ||
+		np.Spec.Egress[2].Ports[0].Port.IntValue() != 443 || np.Spec.Egress[3].Ports[0].Port.IntValue() != 8443 {
+		t.Errorf("NetworkPolicy egress %+v: want DNS, the API server on 6443, and the two list ranges", np.Spec.Egress)
+	}
 
 	installMonitoringCRDs(t)
 	ensureNamespace(t, watch, nil)
@@ -359,6 +372,8 @@ func TestValuesRefused(t *testing.T) {
 		{"host list with a comma", map[string]any{"allowedHosts": []any{"a.example.com,b.example.com"}}, "allowedHosts"},
 		{"metrics on the probe port", map[string]any{"metrics": map[string]any{"port": 8081}}, "port"},
 		{"no service account", map[string]any{"serviceAccount": map[string]any{"create": false}}, "serviceAccount.name"},
+		{"a network policy without the API server", map[string]any{"networkPolicy": map[string]any{"enabled": true}}, "networkPolicy.apiServer.cidrs"},
+		{"an unknown secret access", map[string]any{"secretAccess": "list"}, "secretAccess"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

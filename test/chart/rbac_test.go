@@ -113,3 +113,57 @@ func access(t *testing.T, user string, groups []string, ns, verb, group, resourc
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestSecretAccessGetRBAC: with secretAccess get, the manager may get the
+// Secrets of the namespaces it serves, and neither list nor watch any:
+// cluster-wide (the default mode) and with watchNamespace.
+func TestSecretAccessGetRBAC(t *testing.T) {
+	env.Require(t)
+	for _, tc := range []struct {
+		name, watch string
+	}{{"cluster-wide", ""}, {"watchNamespace", "lk-sget-watched"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := "lk-sget-" + map[string]string{"": "cl", "lk-sget-watched": "ns"}[tc.watch]
+			values := map[string]any{"secretAccess": "get"}
+			if tc.watch != "" {
+				values["watchNamespace"] = tc.watch
+				ensureNamespace(t, tc.watch, nil)
+			}
+			r := render(t, renderOpts{release: "lks" + tc.name[:2], namespace: ns, values: values})
+			ensureNamespace(t, ns, nil)
+			var rbac []*unstructured.Unstructured
+			for _, o := range r.objs {
+				switch o.GetKind() {
+				case "ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding":
+					rbac = append(rbac, o)
+				}
+			}
+			createForReal(t, rbac...)
+			served := tc.watch
+			if served == "" {
+				served = "default"
+			}
+			sa := r.all("ServiceAccount")[0].GetName()
+			user := "system:serviceaccount:" + ns + ":" + sa
+			groups := []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"}
+			for _, q := range []struct {
+				verb, ns string
+				allowed  bool
+			}{
+				{"get", served, true},
+				{"list", served, false},
+				{"watch", served, false},
+				{"list", "", false},
+				{"watch", "", false},
+			} {
+				if got := access(t, user, groups, q.ns, q.verb, "", "secrets", "", q.allowed); got != q.allowed {
+					t.Errorf("%s secrets in %q: allowed = %t, want %t", q.verb, q.ns, got, q.allowed)
+				}
+			}
+			// The rest of the manager's rules are untouched.
+			if !access(t, user, groups, served, "watch", "listkeeper.dev", "listentries", "", true) {
+				t.Error("the manager may no longer watch ListEntries")
+			}
+		})
+	}
+}

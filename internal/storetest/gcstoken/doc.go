@@ -28,6 +28,11 @@ limitations under the License.
 // fakeapi.WithTokenCheck and the fake list server accepts exactly the
 // tokens this endpoint issued and that have not expired yet.
 //
+// internal/stores honours a key's token_uri only when it is Google's token
+// endpoint or one of stores.Policy.GCPTokenURIs: a test of the operator
+// puts the Server's TokenPath URL there, as it is, or the key is refused
+// before any request.
+//
 // # The token endpoint
 //
 // POST TokenPath with a form, as Google's token endpoint takes it for a

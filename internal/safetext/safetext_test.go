@@ -1,0 +1,51 @@
+package safetext
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestShort(t *testing.T) {
+	tests := []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"plain", 100, "plain"},
+		{"ok\x1b[31mred", 100, "ok\uFFFD[31mred"},
+		{"line\nbreak\ttab", 100, "line\uFFFDbreak\uFFFDtab"},
+		{"admin\u202egnp.exe", 100, "admin\uFFFDgnp.exe"},
+		{"c1\u0085", 100, "c1\uFFFD"},
+		{strings.Repeat("a", 10), 4, "aaaa…"},
+		{"ééé", 5, "éé…"},
+		{"", 10, ""},
+	}
+	for _, tt := range tests {
+		got := Short(tt.in, tt.max)
+		if got != tt.want {
+			t.Errorf("Short(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+		}
+		if !utf8.ValidString(got) {
+			t.Errorf("Short(%q) is not valid UTF-8", tt.in)
+		}
+	}
+}
+
+func FuzzShort(f *testing.F) {
+	f.Add("ok\x1b[31m", 10)
+	f.Fuzz(func(t *testing.T, s string, max int) {
+		if max < 0 || max > 1<<16 {
+			return
+		}
+		got := Short(s, max)
+		if len(got) > max+len("…") {
+			t.Fatalf("len %d > %d", len(got), max)
+		}
+		for _, r := range got {
+			if !Printable(r) {
+				t.Fatalf("unprintable %U in %q", r, got)
+			}
+		}
+	})
+}

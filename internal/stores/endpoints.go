@@ -1,0 +1,73 @@
+package stores
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The providers' own endpoints: the hosts that the operator's ambient
+// identity may be sent to without Policy.AmbientHosts naming them (and
+// only over https, see Policy.ambientTo). Each rule takes a host as
+// normalHost leaves it. A private or sovereign endpoint not listed here
+// (an S3 VPC endpoint, an AWS ISO partition, a GCS regional endpoint, an
+// Azure private endpoint) is added by the operator as an ambient host.
+
+// awsRegion is an AWS region code: us-east-1, eu-central-2,
+// us-gov-west-1, cn-north-1, ap-southeast-5. A region that is not shaped
+// like one has no endpoints, so no spec.auth.aws.region can widen the
+// hosts that get the operator's identity.
+var awsRegion = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$`)
+
+// s3Endpoint returns the rule for Amazon S3's endpoints in region: the
+// regional, dual-stack, FIPS and access point endpoints, the legacy
+// s3-<region> form, and for us-east-1 the legacy global endpoint, each
+// with any bucket or access point in front (virtual-hosted style). China
+// regions are under amazonaws.com.cn, all others under amazonaws.com.
+func s3Endpoint(region string) func(host string) bool {
+	if !awsRegion.MatchString(region) {
+		return func(string) bool { return false }
+	}
+	suffix := ".amazonaws.com"
+	if strings.HasPrefix(region, "cn-") {
+		suffix = ".amazonaws.com.cn"
+	}
+	var bases []string
+	for _, prefix := range []string{"s3", "s3-fips", "s3-accesspoint", "s3-accesspoint-fips"} {
+		bases = append(bases, prefix+"."+region+suffix, prefix+".dualstack."+region+suffix)
+	}
+	bases = append(bases, "s3-"+region+suffix)
+	if region == "us-east-1" {
+		bases = append(bases, "s3"+suffix, "s3-external-1"+suffix)
+	}
+	return func(host string) bool {
+		for _, b := range bases {
+			if host == b || strings.HasSuffix(host, "."+b) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// gcsEndpoint is the rule for Cloud Storage's endpoints:
+// storage.googleapis.com, path style, and <bucket>.storage.googleapis.com,
+// virtual-hosted style.
+func gcsEndpoint(host string) bool {
+	const gcs = "storage.googleapis.com"
+	return host == gcs || strings.HasSuffix(host, "."+gcs)
+}
+
+// blobAccount is a storage account name (3 to 24 lower-case letters and
+// digits), optionally with the -secondary of read-access geo-redundant
+// storage.
+const blobAccount = `[a-z0-9]{3,24}(-secondary)?`
+
+// blobHost matches Azure Blob Storage's standard endpoints in the public,
+// China and US Government clouds, <account>.blob.core.windows.net and the
+// like, and its Azure DNS zone endpoints,
+// <account>.z<NN>.blob.storage.azure.net.
+var blobHost = regexp.MustCompile(`^` + blobAccount + `\.(blob\.core\.(windows\.net|chinacloudapi\.cn|usgovcloudapi\.net)|z[0-9]{2}\.blob\.storage\.azure\.net)$`)
+
+// blobEndpoint is the rule for Azure Blob Storage's endpoints: any
+// account's, since the list's URL names the account.
+func blobEndpoint(host string) bool { return blobHost.MatchString(host) }
