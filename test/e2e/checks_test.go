@@ -183,17 +183,22 @@ func (e *env) awaitConverged(ctx context.Context, timeout time.Duration) snapsho
 	e.t.Helper()
 	var last snapshot
 	var why string
+	var lastErr error
 	err := harness.Poll(ctx, e.sup, timeout, pollInterval, func(ctx context.Context) (bool, error) {
 		s := e.observe(ctx, nil)
-		if s.err != nil && ctx.Err() != nil {
-			return false, nil // cut off by the end of the wait: keep the last complete look
+		if s.err != nil {
+			lastErr = s.err // keep the last complete look
+			return false, nil
 		}
-		last = s
+		last, lastErr = s, nil
 		ok, w := e.converged(last)
 		why = w
 		return ok, nil
 	})
 	if err != nil {
+		if lastErr != nil {
+			why += fmt.Sprintf(" (a later look failed: %v)", lastErr)
+		}
 		e.t.Fatalf("not converged: %v: %s%s", err, why, stuckOf(last))
 	}
 	select {

@@ -177,6 +177,7 @@ func testFailover(t *testing.T, namespace, how string, signal func(*harness.Mana
 	// The victim is the replica that writes the list's document: every
 	// entry of the list is its work, and a fault to any other replica
 	// would cover nothing.
+	led := e.startLedger(ctx)
 	victim, survivors, docBucket, err := e.listOwner(ctx, e.managers)
 	if err != nil {
 		t.Fatalf("which replica writes the list: %v", err)
@@ -203,6 +204,7 @@ func testFailover(t *testing.T, namespace, how string, signal func(*harness.Mana
 	e.awaitConverged(ctx, failoverConverge)
 	r.measure()
 	r.check(target)
+	e.checkLedger(ctx, led)
 	e.logFailoverCounters(ctx, c0, r.survivors, len(ops))
 	e.logLeftoverLease(ctx, r.victim)
 	e.checkBystandersKept(ctx)
@@ -234,8 +236,7 @@ func (r *failoverRun) run(ctx context.Context) {
 		}
 		s := e.observe(ctx, nil)
 		if s.err != nil {
-			why = s.err.Error()
-			return false, s.err // not fatal: Poll tries again
+			return false, s.err // not fatal: Poll tries again; why keeps the last complete look
 		}
 		r.tl.add(s)
 		last = s
