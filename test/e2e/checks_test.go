@@ -188,7 +188,7 @@ func (e *env) awaitConverged(ctx context.Context, timeout time.Duration) snapsho
 		s := e.observe(ctx, nil)
 		if s.err != nil {
 			lastErr = s.err // keep the last complete look
-			return false, nil
+			return false, s.err // not fatal: Poll tries again
 		}
 		last, lastErr = s, nil
 		ok, w := e.converged(last)
