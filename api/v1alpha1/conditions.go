@@ -141,6 +141,12 @@ const (
 	// entry's namespace: its ID is never written.
 	ReasonNamespaceNotAllowed = "NamespaceNotAllowed"
 
+	// ReasonAmbientCredentialsNotAllowed means the list's spec.auth names no
+	// Secret, so it would use the operator's own cloud identity (IRSA,
+	// Workload Identity, Entra), and the operator does not allow that for
+	// this kind of list or this host. Nothing was sent.
+	ReasonAmbientCredentialsNotAllowed = "AmbientCredentialsNotAllowed"
+
 	// ReasonRemoveSkipped means a ListEntry was deleted while its ExternalList
 	// object no longer exists, or is being deleted with deletionPolicy
 	// Orphan, so its ID was left on the list and the finalizer was released

@@ -30,6 +30,7 @@ import (
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 	"github.com/listkeeper/listkeeper/internal/membership"
 	"github.com/listkeeper/listkeeper/internal/metrics"
+	"github.com/listkeeper/listkeeper/internal/stores"
 	"github.com/listkeeper/listkeeper/internal/version"
 )
 
@@ -44,6 +45,7 @@ type options struct {
 	allowedHosts    string
 	requestTimeout  time.Duration
 	maxBodyBytes    int64
+	maxItems        int
 	conflictInitial time.Duration
 	conflictMax     time.Duration
 	conflictTries   int
@@ -55,6 +57,10 @@ type options struct {
 	memberGroup     string
 	reconcileTO     time.Duration
 	secretAccess    string
+	nsAmbient       bool
+	clusterAmbient  bool
+	ambientHosts    string
+	gcpTokenURIs    string
 	leaseDuration   time.Duration
 	renewPeriod     time.Duration
 	buckets         int
@@ -71,7 +77,8 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.namespace, "namespace", "", "Only watch this namespace (empty: all).")
 	fs.StringVar(&o.allowedHosts, "allowed-hosts", "", "Comma-separated host patterns (path.Match, e.g. '*.lists.example.com') that spec.url may name; empty allows all.")
 	fs.DurationVar(&o.requestTimeout, "request-timeout", etagclient.DefaultRequestTimeout, "Timeout of one HTTP request to a list server, body included.")
-	fs.Int64Var(&o.maxBodyBytes, "max-body-bytes", etagclient.DefaultMaxBodyBytes, "Largest list document read or written.")
+	fs.Int64Var(&o.maxBodyBytes, "max-body-bytes", etagclient.DefaultMaxBodyBytes, "Largest list document read or written; a larger one is refused before anything of it is kept.")
+	fs.IntVar(&o.maxItems, "max-items", etagclient.DefaultMaxItems, "Most items a list document may hold; a document with more is refused before anything of it is kept.")
 	p := etagclient.DefaultConflictPolicy
 	fs.DurationVar(&o.conflictInitial, "conflict-backoff-initial", p.InitialInterval, "First backoff after a 412.")
 	fs.DurationVar(&o.conflictMax, "conflict-backoff-max", p.MaxInterval, "Largest backoff after a 412 (before jitter).")
@@ -83,6 +90,10 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.memberGroup, "member-group", defaultMemberGroup(os.Getenv("POD_NAME")), "The replicas that share the work: Leases carry listkeeper.dev/member=<group>, and instances with different groups never share buckets (default: the Deployment's name, taken from POD_NAME, else "+membership.DefaultGroup+"). The chart and config/manager set it.")
 	fs.DurationVar(&o.reconcileTO, "reconcile-timeout", controller.DefaultReconcileTimeout, "Deadline of one reconcile: the reads and writes it waits for (API calls, Secret reads, token fetches, a list's read) end by then, so a hung server cannot hold a worker.")
 	fs.StringVar(&o.secretAccess, "secret-access", string(controller.SecretAccessWatch), "What the operator does with Secrets: watch (list and watch their metadata; a rotated Secret is used at once) or get (get only the Secrets lists name, read again every minute).")
+	fs.BoolVar(&o.nsAmbient, "namespaced-ambient-credentials", false, "Let ExternalLists use the operator's own cloud identity (spec.auth without a Secret: IRSA, Workload Identity, Entra). Off: whoever may create an ExternalList in a namespace must not gain it.")
+	fs.BoolVar(&o.clusterAmbient, "cluster-ambient-credentials", true, "Let ClusterExternalLists use the operator's own cloud identity.")
+	fs.StringVar(&o.ambientHosts, "ambient-credentials-hosts", "", "Comma-separated host names or IPs (any port) that may receive the operator's own credentials besides the providers' own endpoints (S3, GCS, Blob hosts of the configured region or account).")
+	fs.StringVar(&o.gcpTokenURIs, "gcp-token-uris", "", "Comma-separated token endpoints a Google service-account key may name besides Google's own (for tests and private endpoints).")
 	fs.StringVar(&o.clusterNS, "cluster-resource-namespace", "", "Namespace of the Secrets that ClusterExternalLists read (default: --lease-namespace, the operator's own).")
 	fs.DurationVar(&o.leaseDuration, "lease-duration", membership.DefaultLeaseDuration, "How long a replica's Lease lives without renewal; a dead replica's work moves after about this long.")
 	fs.DurationVar(&o.renewPeriod, "lease-renew-period", membership.DefaultRenewPeriod, "How often a replica renews its Lease (less than a third of --lease-duration).")
@@ -138,6 +149,7 @@ func (o *options) clientOptions() []etagclient.Option {
 		etagclient.WithObserver(metrics.Observer{}),
 		etagclient.WithRequestTimeout(o.requestTimeout),
 		etagclient.WithMaxBodyBytes(o.maxBodyBytes),
+		etagclient.WithMaxItems(o.maxItems),
 		etagclient.WithConflictPolicy(p),
 		etagclient.WithTransportRetries(o.transportTries, etagclient.DefaultTransportWaitMin, etagclient.DefaultTransportWaitMax),
 		etagclient.WithLogger(ctrl.Log.WithName("etagclient")),
@@ -196,17 +208,20 @@ func run() error {
 		return fmt.Errorf("add membership: %w", err)
 	}
 	if err := controller.Setup(mgr, controller.Options{
-		AuditLog:                 newAuditLogger(&zapOpts, os.Stderr),
-		MaxConcurrentReconciles:  o.maxConcurrent,
-		ClientOptions:            o.clientOptions(),
-		AllowedHosts:             splitList(o.allowedHosts),
-		Owner:                    member,
-		Identity:                 member.Identity(),
-		StuckTerminatingAfter:    o.stuckAfter,
-		ClusterResourceNamespace: o.clusterResourceNamespace(),
-		NamespacedOnly:           o.namespace != "",
-		ReconcileTimeout:         o.reconcileTO,
-		SecretAccess:             controller.SecretAccess(o.secretAccess),
+		AuditLog:                     newAuditLogger(&zapOpts, os.Stderr),
+		MaxConcurrentReconciles:      o.maxConcurrent,
+		ClientOptions:                o.clientOptions(),
+		AllowedHosts:                 splitList(o.allowedHosts),
+		Owner:                        member,
+		Identity:                     member.Identity(),
+		StuckTerminatingAfter:        o.stuckAfter,
+		ClusterResourceNamespace:     o.clusterResourceNamespace(),
+		NamespacedOnly:               o.namespace != "",
+		ReconcileTimeout:             o.reconcileTO,
+		SecretAccess:                 controller.SecretAccess(o.secretAccess),
+		NamespacedAmbientCredentials: o.nsAmbient,
+		ClusterAmbientCredentials:    o.clusterAmbient,
+		StorePolicy:                  stores.Policy{AmbientHosts: splitList(o.ambientHosts), GCPTokenURIs: splitList(o.gcpTokenURIs)},
 		// A request is given up after the request timeout; a server or
 		// proxy that holds one longer is the residual window (README).
 		LateWriteBound: o.requestTimeout,

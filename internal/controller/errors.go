@@ -8,6 +8,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/stores"
 )
 
 // configError is a list configuration, or an entry's relation to its list,
@@ -44,6 +45,8 @@ func reasonFor(err error) string {
 		return v1alpha1.ReasonInvalidDocument
 	case errors.Is(err, etagclient.ErrConflictRetriesExhausted):
 		return v1alpha1.ReasonConflictRetriesExhausted
+	case errors.Is(err, stores.ErrAmbientNotAllowed):
+		return v1alpha1.ReasonAmbientCredentialsNotAllowed
 	case errors.Is(err, etagclient.ErrUnauthorized):
 		return v1alpha1.ReasonUnauthorized
 	case errors.Is(err, etagclient.ErrRejected):
@@ -64,7 +67,7 @@ func needsUser(reason string) bool {
 	case v1alpha1.ReasonInvalidSpec, v1alpha1.ReasonSecretNotFound, v1alpha1.ReasonHostNotAllowed,
 		v1alpha1.ReasonInsecureTransport, v1alpha1.ReasonUnauthorized, v1alpha1.ReasonRejected,
 		v1alpha1.ReasonUnsafeServer, v1alpha1.ReasonInvalidDocument, v1alpha1.ReasonListNotFound,
-		v1alpha1.ReasonDocumentInUse, v1alpha1.ReasonNamespaceNotAllowed:
+		v1alpha1.ReasonDocumentInUse, v1alpha1.ReasonNamespaceNotAllowed, v1alpha1.ReasonAmbientCredentialsNotAllowed:
 		return true
 	}
 	return false

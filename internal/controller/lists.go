@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/metrics"
 )
 
 // listRef names a list of either kind: an ExternalList (in a namespace) or
@@ -37,6 +38,11 @@ func (r listRef) key() string { return string(r.Kind) + "/" + r.Namespace + "/" 
 // `ClusterExternalList "name"` (an entry's ExternalList is in its own
 // namespace).
 func (r listRef) String() string { return fmt.Sprintf("%s %q", r.Kind, r.Name) }
+
+// metric names the list in the per-list metrics.
+func (r listRef) metric() metrics.List {
+	return metrics.List{Namespace: r.Namespace, Name: r.Name, Kind: string(r.Kind)}
+}
 
 // newList returns an empty object of kind.
 func newList(kind v1alpha1.ListKind) v1alpha1.List {

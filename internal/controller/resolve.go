@@ -53,6 +53,11 @@ type resolver struct {
 	allowedHosts []string
 	// clusterNamespace is where the Secrets of ClusterExternalLists live.
 	clusterNamespace string
+	// stores is the store credentials policy of ClusterExternalLists
+	// (clusterAmbient) and ExternalLists (namespacedAmbient); Ambient is
+	// set per list.
+	stores                            stores.Policy
+	clusterAmbient, namespacedAmbient bool
 	// secretsByGet: the operator may only get Secrets, not watch them
 	// (SecretAccessGet): a list's Secrets are read again every
 	// secretRefresh, instead of when the watch says they changed.
@@ -184,13 +189,18 @@ func (r *resolver) build(ctx context.Context, l v1alpha1.List) (*listConfig, err
 		cfg.opts = append(cfg.opts, stores.AzureSASOptions()...)
 	}
 	if spec.Auth != nil {
-		storeOpts, fp, err := stores.Options(ctx, spec.Auth, rawURL, r.secretData(ns), stores.Policy{Ambient: l.GetNamespace() == ""})
+		storeOpts, fp, err := stores.Options(ctx, spec.Auth, rawURL, r.secretData(ns), r.policy(l))
 		if err != nil {
 			var cfgErr *configError
-			if errors.As(err, &cfgErr) || !errors.Is(err, stores.ErrSpec) {
+			switch {
+			case errors.As(err, &cfgErr):
 				return nil, err
+			case errors.Is(err, stores.ErrAmbientNotAllowed):
+				return nil, &configError{reason: v1alpha1.ReasonAmbientCredentialsNotAllowed, msg: ambientMessage(l, err)}
+			case errors.Is(err, stores.ErrSpec):
+				return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: err.Error()}
 			}
-			return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: err.Error()}
+			return nil, err
 		}
 		fmt.Fprintf(h, "auth\x00%s\x00", fp)
 		cfg.opts = append(cfg.opts, storeOpts...)
@@ -204,6 +214,26 @@ func (r *resolver) build(ctx context.Context, l v1alpha1.List) (*listConfig, err
 	}
 	cfg.hash = hex.EncodeToString(h.Sum(nil))
 	return cfg, nil
+}
+
+// policy is the store credentials policy of l: the operator's own
+// identity (ambient credentials) only for the kinds of list the flags
+// allow it for.
+func (r *resolver) policy(l v1alpha1.List) stores.Policy {
+	p := r.stores
+	p.Ambient = r.namespacedAmbient
+	if l.ListKind() == v1alpha1.ListKindClusterExternalList {
+		p.Ambient = r.clusterAmbient
+	}
+	return p
+}
+
+// ambientMessage says why l may not use the operator's own identity.
+func ambientMessage(l v1alpha1.List, err error) string {
+	if l.ListKind() == v1alpha1.ListKindClusterExternalList {
+		return err.Error() + ": spec.auth names no Secret, and ClusterExternalLists may not use the operator's own identity (--cluster-ambient-credentials=false) for this host; name a Secret, or ask the operator's administrator to add the host to --ambient-credentials-hosts"
+	}
+	return err.Error() + ": spec.auth names no Secret, and an ExternalList may not use the operator's own cloud identity (--namespaced-ambient-credentials=false); name a Secret with credentials of your own, or use a ClusterExternalList your administrator made"
 }
 
 // listURL returns the list's URL: spec.url, or the value of urlFrom's

@@ -14,6 +14,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/stores"
 )
 
 // DefaultMaxConcurrentReconciles is the number of workers per controller.
@@ -61,6 +62,19 @@ type Options struct {
 	// client, under the request timeout and the replica's right to act.
 	// Default: DefaultReconcileTimeout.
 	ReconcileTimeout time.Duration
+	// NamespacedAmbientCredentials lets ExternalLists use the operator's
+	// own cloud identity (spec.auth without a Secret). Default: false: a
+	// namespace user must never gain the operator's identity.
+	NamespacedAmbientCredentials bool
+	// ClusterAmbientCredentials lets ClusterExternalLists use it.
+	// Cluster administrators make those; cmd/manager turns it on by
+	// default (--cluster-ambient-credentials).
+	ClusterAmbientCredentials bool
+	// StorePolicy holds where ambient credentials may go besides the
+	// providers' own endpoints (AmbientHosts) and the token endpoints a
+	// key may name besides Google's (GCPTokenURIs, for tests); its Ambient
+	// field is set per list from the two fields above.
+	StorePolicy stores.Policy
 	// SecretAccess is what the operator may do with Secrets:
 	// SecretAccessWatch (default) watches their metadata (list and watch,
 	// in every namespace it serves) and picks up a rotated Secret at once;
@@ -93,6 +107,10 @@ const (
 	// SecretAccessGet: get the Secrets a list names, nothing else.
 	SecretAccessGet SecretAccess = "get"
 )
+
+// clientSweepInterval is how often the list clients of documents this
+// replica no longer owns are closed (ListClients.Sweep).
+const clientSweepInterval = time.Minute
 
 // DefaultSecretRefresh is the default of Options.SecretRefresh.
 const DefaultSecretRefresh = time.Minute
@@ -138,6 +156,9 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if o.ReconcileTimeout <= 0 {
 		o.ReconcileTimeout = DefaultReconcileTimeout
 	}
+	if err := o.StorePolicy.Validate(); err != nil {
+		return fmt.Errorf("store credentials policy: %w", err)
+	}
 	if o.SecretRefresh <= 0 {
 		o.SecretRefresh = DefaultSecretRefresh
 	}
@@ -154,15 +175,24 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		Owner:   o.Owner,
 		resolver: &resolver{cached: mgr.GetClient(), live: mgr.GetAPIReader(), allowedHosts: o.AllowedHosts,
 			clusterNamespace: o.ClusterResourceNamespace, secretsByGet: o.SecretAccess == SecretAccessGet,
-			secretRefresh: o.SecretRefresh},
+			secretRefresh: o.SecretRefresh, stores: o.StorePolicy,
+			clusterAmbient: o.ClusterAmbientCredentials, namespacedAmbient: o.NamespacedAmbientCredentials},
 	}
 	// The list clients outlive the controllers' workers: a change in
 	// flight at shutdown still completes (the membership drains it) before
 	// the clients close.
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-		<-ctx.Done()
-		lists.Close()
-		return nil
+		sweep := time.NewTicker(clientSweepInterval)
+		defer sweep.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				lists.Close()
+				return nil
+			case <-sweep.C:
+				lists.Sweep()
+			}
+		}
 	})); err != nil {
 		return fmt.Errorf("add list clients: %w", err)
 	}

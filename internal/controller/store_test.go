@@ -247,7 +247,7 @@ func blobReader(t *testing.T, blobURL string) []etagclient.Option {
 		SharedKey: &v1alpha1.AzureSharedKey{SecretRef: v1alpha1.SecretReference{Name: "azure"}}}}, blobURL,
 		func(context.Context, string) (map[string][]byte, error) {
 			return map[string][]byte{stores.AzureAccountName: []byte(azurite.AccountName), stores.AzureAccountKey: []byte(azurite.AccountKey)}, nil
-		})
+		}, stores.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
