@@ -187,7 +187,7 @@ func (e *env) awaitConverged(ctx context.Context, timeout time.Duration) snapsho
 	err := harness.Poll(ctx, e.sup, timeout, pollInterval, func(ctx context.Context) (bool, error) {
 		s := e.observe(ctx, nil)
 		if s.err != nil {
-			lastErr = s.err // keep the last complete look
+			lastErr = s.err     // keep the last complete look
 			return false, s.err // not fatal: Poll tries again
 		}
 		last, lastErr = s, nil
