@@ -45,7 +45,7 @@ limitations under the License.
 //     Lease could expire (7 s), and all must be done within 25 s (a change
 //     the document already holds is settled only once the victim's last
 //     write could have landed, up to 20 s after the signal); after SIGTERM
-//     none may wait more than 3 s.
+//     none may wait more than 4 s.
 //   - TestChurnWhileScaling: six lists, 16 IDs on each with up to three
 //     holders, and twelve goroutines that toggle holders, swap one holder
 //     of an ID for another at once, delete an entry to re-create it under

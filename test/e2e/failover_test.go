@@ -51,6 +51,10 @@ const (
 // list's document, so every entry of the list is its. After SIGTERM it
 // drains and deletes its Lease, so the survivors take over at once: none
 // may wait longer than termTakeoverTarget after its change or the signal.
+// That covers the backlog the new owner takes over: every entry of the
+// list changed since the signal, each needing its finalizer and its
+// status written (two API writes, at the client's rate) besides the list
+// write that carries many of them.
 //
 // After SIGKILL the survivors take the document's bucket when the victim's
 // Lease has expired in their view: a lease duration (10 s) after they last
@@ -66,7 +70,7 @@ const (
 // the status writes and a loaded machine.
 const (
 	killTakeoverTarget = 25 * time.Second
-	termTakeoverTarget = 3 * time.Second
+	termTakeoverTarget = 4 * time.Second
 	// killEarliest is the least time after SIGKILL before the survivors
 	// may act on the victim's document: its Lease expires a lease duration
 	// after its last renewal, which was at most a renew period (2 s) and a
