@@ -57,7 +57,7 @@ const (
 	// churnTimeout bounds the test; churnConverge the wait for rest after
 	// the churn.
 	churnTimeout  = 3 * time.Minute
-	churnConverge = 90 * time.Second
+	churnConverge = 60 * time.Second
 	// recreateFor bounds how long a re-creation under the same name waits
 	// for the old entry to be gone.
 	recreateFor = 3 * time.Second

@@ -87,6 +87,10 @@ type env struct {
 	// history collects the first list's versions from list server
 	// processes that were stopped (history is per process).
 	history []fakeapi.Version
+	// ledger is the env's ledger, once started; ledgerChecked is set once
+	// checkLedger has run.
+	ledger        *ledger
+	ledgerChecked bool
 }
 
 // envDoc is one of an env's lists and its document.
@@ -204,6 +208,7 @@ func (e *env) addManager(ctx context.Context) *harness.Manager {
 func (e *env) tearDown() {
 	if e.t.Failed() {
 		e.saveEvidence()
+		e.checkLedgerAfterFailure()
 	}
 	harness.StopManagers(e.managers...)
 	if e.lists != nil {

@@ -43,7 +43,7 @@ const (
 	failoverTimeout = 3 * time.Minute
 	// failoverConverge bounds the wait from the start of the burst until
 	// the operator is at rest again.
-	failoverConverge = 90 * time.Second
+	failoverConverge = 60 * time.Second
 )
 
 // Takeover targets for the victim's entries that were pending at the

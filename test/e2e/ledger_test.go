@@ -190,7 +190,20 @@ func (e *env) startLedger(ctx context.Context) *ledger {
 	l.mu.Lock()
 	synced = true
 	l.mu.Unlock()
+	e.ledger = l
 	return l
+}
+
+// checkLedgerAfterFailure runs the ledger's checks of a test that failed
+// before it ran them (a wait that timed out): what they find tells why.
+func (e *env) checkLedgerAfterFailure() {
+	if e.ledger == nil || e.ledgerChecked {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), evidenceTimeout)
+	defer cancel()
+	e.t.Logf("the ledger's checks, run after the failure:")
+	e.checkLedger(ctx, e.ledger)
 }
 
 func (l *ledger) close() {
@@ -481,6 +494,7 @@ func describeHolders(lts []*lifetime, around span) string {
 // env's lists is admitted.
 func (e *env) checkLedger(ctx context.Context, l *ledger) {
 	e.t.Helper()
+	e.ledgerChecked = true
 	if n, names := l.unfinalized(); n > 0 {
 		e.t.Logf("note: the API server removed %d entries that carried the finalizer, without a deletionTimestamp (their deletion raced with the patch that put it on)%s",
 			n, harness.IDList(names))
