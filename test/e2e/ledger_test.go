@@ -17,6 +17,7 @@ limitations under the License.
 package e2e_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -409,9 +410,16 @@ func (l *ledger) check(list listKey, h []fakeapi.Version, admitted func(*lifetim
 			}
 		}
 	}
-	sort.Strings(out.leaks)
-	sort.Strings(out.losses)
+	// In the order of the versions (the leaks were found in that order).
+	slices.SortStableFunc(out.losses, func(a, b string) int { return cmp.Compare(versionOf(a), versionOf(b)) })
 	return out, nil
+}
+
+// versionOf reads the version number a finding starts with.
+func versionOf(finding string) uint64 {
+	var seq uint64
+	_, _ = fmt.Sscanf(finding, "version %d", &seq)
+	return seq
 }
 
 // uncovered returns a part of [from, to) that no span covers.
