@@ -41,6 +41,31 @@ func TestThreeReplicas(t *testing.T) {
 	xl := newExternalList(ns, "shared", lists.url+"/list")
 	create(t, xl)
 	waitCondition(t, xl, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady, waitTimeout)
+	// The replicas start one after another: the first owns every bucket
+	// until it sees the others. Ownership is for speed, so two owners for a
+	// moment is allowed (preconditions keep the list right); this test
+	// measures the settled state, so it waits until one replica alone owns
+	// the document for a whole renew period.
+	bucket := reps[0].member.Bucket(DocumentBucketKey(DocumentIDOfURL(xl.Spec.URL)))
+	owners := func() int {
+		n := 0
+		for _, r := range reps {
+			if r.member.Owns(bucket) {
+				n++
+			}
+		}
+		return n
+	}
+	eventually(t, time.Minute, "one owner of the document for a renew period", func() error {
+		if n := owners(); n != 1 {
+			return fmt.Errorf("%d replicas own its bucket", n)
+		}
+		time.Sleep(testRenewPeriod)
+		if n := owners(); n != 1 {
+			return fmt.Errorf("%d replicas own its bucket after a renew period", n)
+		}
+		return nil
+	})
 	lists.srv.ResetStats()
 
 	ids := make([]string, entries)
