@@ -3,6 +3,7 @@ package testenv
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -251,6 +252,17 @@ func (e *Env) Client() client.Client {
 		return nil
 	}
 	return e.client
+}
+
+// EtcdURL returns the client URL of the control plane's etcd, for tests
+// that must change what the API server stores behind its back; nil when the
+// control plane is not available.
+func (e *Env) EtcdURL() *url.URL {
+	if e.Err() != nil || e.env.ControlPlane.Etcd == nil || e.env.ControlPlane.Etcd.URL == nil {
+		return nil
+	}
+	u := *e.env.ControlPlane.Etcd.URL
+	return &u
 }
 
 // Kubeconfig returns the path of the kubeconfig file of the user named
