@@ -54,8 +54,9 @@ type EntryReconciler struct {
 	// Options.ReconcileTimeout); 0: none.
 	ReconcileTimeout time.Duration
 
-	flights flights
-	queue   workQueue
+	flights  flights
+	vanished vanishedEntries
+	queue    workQueue
 }
 
 var _ reconcile.Reconciler = (*EntryReconciler)(nil)
@@ -92,13 +93,24 @@ const listLagRequeue = time.Second
 // is being deleted.
 func (r *EntryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	entry := &v1alpha1.ListEntry{}
-	if err := r.Client.Get(ctx, req.NamespacedName, entry); err != nil {
-		if apierrors.IsNotFound(err) {
-			// Released by this replica, or deleted before it had a
-			// finalizer: nothing of it is on a list.
-			r.flights.forget(req.NamespacedName)
+	err := r.Client.Get(ctx, req.NamespacedName, entry)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, err
+	}
+	gone := apierrors.IsNotFound(err)
+	if v := r.vanished.get(req.NamespacedName); v != nil && (gone || v.UID != entry.UID) {
+		// Removed by the API server with its finalizer on: first what the
+		// finalizer stood for, then (same name, new entry) the new one.
+		done, res, err := r.reconcileVanished(ctx, v)
+		if !done || err != nil || gone {
+			return res, err
 		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if gone {
+		// Released by this replica, or deleted before it had a finalizer:
+		// nothing of it is on a list.
+		r.flights.forget(req.NamespacedName)
+		return ctrl.Result{}, nil
 	}
 	s := &entryScope{entry: entry, before: entry.DeepCopy(), ref: entryListRef(entry)}
 	if r.NamespacedOnly && s.ref.Kind == v1alpha1.ListKindClusterExternalList {
@@ -523,7 +535,8 @@ func (r *EntryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		b = b.Watches(&v1alpha1.ClusterExternalList{}, handler.EnqueueRequestsFromMapFunc(r.entriesOfList), builder.WithPredicates(listChanged())).
 			Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.entriesOfNamespace), builder.WithPredicates(labelsChanged()))
 	}
-	return b.WatchesRawSource(r.queue.source()).
+	return b.Watches(&v1alpha1.ListEntry{}, r.vanishedOnDelete()).
+		WatchesRawSource(r.queue.source()).
 		WithOptions(controllerOptions(r.MaxConcurrentReconciles, r.ReconcileTimeout, r.NewRateLimiter)).
 		Named("listentry").
 		Complete(r)
@@ -550,6 +563,12 @@ func (r *EntryReconciler) queueGained(gained []int) {
 		}
 		return r.Owner.Bucket(entryBucketKey(e, l)), reconcile.Request{NamespacedName: client.ObjectKeyFromObject(e)}
 	})
+	// Entries that vanished with their finalizer on are not in the cache;
+	// they are few, and a reconcile of one outside the gained buckets
+	// ends at Acquire.
+	for _, name := range r.vanished.names() {
+		r.queue.add(reconcile.Request{NamespacedName: name})
+	}
 }
 
 // entriesOfList maps a list to its entries, when this replica owns them,
