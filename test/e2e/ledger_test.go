@@ -310,6 +310,12 @@ func (l *ledger) unfinalized() (int, []string) {
 	return len(names), names
 }
 
+// unfinalizedGrace is how long the ID of an entry removed with its
+// finalizer on may stay on its list: the owner's removal of it, through a
+// takeover of its bucket after a SIGKILL (lease 10 s, then the wait for
+// the old owner's last write) at worst.
+const unfinalizedGrace = 25 * time.Second
+
 // span is a time interval; a zero end is open.
 type span struct{ from, to time.Time }
 
@@ -336,7 +342,15 @@ func (l *ledger) check(list listKey, h []fakeapi.Version, admitted func(*lifetim
 		if lt.list != list || !admitted(lt) {
 			continue
 		}
-		held[lt.id] = append(held[lt.id], span{lt.from, lt.gone})
+		until := lt.gone
+		if lt.unfinalized && !until.IsZero() {
+			// Its finalizer never ran: the owner takes its ID off
+			// once the delete event reaches it (or the replica that
+			// takes its bucket over does), and until then the ID is
+			// in transit, not leaked.
+			until = until.Add(unfinalizedGrace)
+		}
+		held[lt.id] = append(held[lt.id], span{lt.from, until})
 		owners[lt.id] = append(owners[lt.id], lt)
 		// Owed from Synced until the deletion; an entry seen gone
 		// without a deletionTimestamp was deleted without the finalizer.
