@@ -22,6 +22,7 @@ require (
 	github.com/prometheus/client_model v0.6.3
 	go.uber.org/goleak v1.3.0
 	go.uber.org/zap v1.27.1
+	golang.org/x/crypto/x509roots/fallback v0.0.0-20261030153154-30a33513ff6d
 	golang.org/x/oauth2 v0.38.0
 	golang.org/x/time v0.15.0
 	helm.sh/helm/v4 v4.3.2
