@@ -30,6 +30,12 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 LDFLAGS ?= -X github.com/listkeeper/listkeeper/internal/version.Version=$(VERSION) -X github.com/listkeeper/listkeeper/internal/version.Revision=$(REVISION)
 
+# Where make image and make release write (make release empties it first).
+DIST ?= dist
+# Every timestamp in the images, SBOMs and chart archive: the commit's time,
+# so that the same commit gives the same bytes.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
 FUZZTIME ?= 30s
 FUZZ_TARGETS ?= ./internal/etagclient:FuzzParsePointer ./internal/etagclient:FuzzDocumentEdit \
 	./internal/etagclient:FuzzParseETag ./internal/fakeapi:FuzzIfMatchHeader ./internal/fakeapi:FuzzServeHTTP
@@ -140,6 +146,22 @@ docker-build: ## Build the manager's container image IMG (needs a Docker engine)
 .PHONY: docker-build-fakeapi
 docker-build-fakeapi: ## Build the fake list server's container image IMG_FAKEAPI (needs a Docker engine).
 	docker build --target fakeapi --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(IMG_FAKEAPI) .
+
+##@ Release
+
+# The flags of hack/release: the binaries get the same -ldflags as make
+# build, and -s.
+RELEASE_FLAGS = --version "$(VERSION)" --revision "$(REVISION)" --ldflags "-s $(LDFLAGS)" \
+	--source-date-epoch "$(SOURCE_DATE_EPOCH)" --manager-image "$(IMG)" --fakeapi-image "$(IMG_FAKEAPI)" --out "$(DIST)"
+
+.PHONY: image
+image: ## Build the images IMG and IMG_FAKEAPI for linux/amd64 and linux/arm64 without a container engine: OCI layouts (.oci.tar) and CycloneDX SBOMs in dist/.
+	$(GO) run ./hack/release image $(RELEASE_FLAGS)
+
+.PHONY: release
+release: ## Build release VERSION=vX.Y.Z into dist/: images tagged VERSION with SBOMs, the Helm chart, install.yaml and SHA256SUMS.
+	rm -rf "$(DIST)"
+	$(GO) run ./hack/release release $(RELEASE_FLAGS)
 
 ##@ Deployment
 
