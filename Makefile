@@ -20,16 +20,19 @@ RACE_PKGS ?= ./internal/... ./cmd/... ./test/... ./bench/...
 # Arguments passed through to demo, bench, soak and fuzz (e.g. ARGS=--keep).
 ARGS ?=
 
-IMG ?= listkeeper:dev
+# The manager's image. The default tag is that of the unreleased tree: the
+# chart's appVersion (charts/listkeeper/Chart.yaml), which config/manager
+# names too; hack/release's tests check that they agree. make release tags
+# the images with VERSION instead.
+IMG ?= ghcr.io/listkeeper/listkeeper:0.2.0-dev
 # The image of the bundled fake list server (config/fakeapi, the in-cluster quick start).
-IMG_FAKEAPI ?= listkeeper-fakeapi:dev
+IMG_FAKEAPI ?= ghcr.io/listkeeper/listkeeper-fakeapi:0.2.0-dev
 
 # The build's version and revision, stamped into internal/version (printed by
 # --version, exported as listkeeper_build_info).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 LDFLAGS ?= -X github.com/listkeeper/listkeeper/internal/version.Version=$(VERSION) -X github.com/listkeeper/listkeeper/internal/version.Revision=$(REVISION)
-
 # Where make image and make release write (make release empties it first).
 DIST ?= dist
 # Every timestamp in the images, SBOMs and chart archive: the commit's time,
@@ -175,7 +178,7 @@ uninstall: ## Remove the CRDs from the cluster of the current kubeconfig.
 
 .PHONY: deploy
 deploy: ## Deploy the operator (config/default, image IMG) to the cluster of the current kubeconfig.
-	kubectl kustomize config/default | sed 's#image: listkeeper:dev#image: $(IMG)#' | kubectl apply -f -
+	kubectl kustomize config/default | sed 's#image: ghcr.io/listkeeper/listkeeper:0.2.0-dev#image: $(IMG)#' | kubectl apply -f -
 
 .PHONY: undeploy
 undeploy: ## Remove the operator from the cluster of the current kubeconfig.
@@ -183,7 +186,7 @@ undeploy: ## Remove the operator from the cluster of the current kubeconfig.
 
 .PHONY: deploy-fakeapi
 deploy-fakeapi: ## Deploy the fake list server (config/fakeapi, image IMG_FAKEAPI) into namespace listkeeper-demo.
-	kubectl kustomize config/fakeapi | sed 's#image: listkeeper-fakeapi:dev#image: $(IMG_FAKEAPI)#' | kubectl apply -f -
+	kubectl kustomize config/fakeapi | sed 's#image: ghcr.io/listkeeper/listkeeper-fakeapi:0.2.0-dev#image: $(IMG_FAKEAPI)#' | kubectl apply -f -
 
 .PHONY: undeploy-fakeapi
 undeploy-fakeapi: ## Remove the fake list server and namespace listkeeper-demo.
