@@ -33,7 +33,8 @@ IMG_FAKEAPI ?= ghcr.io/listkeeper/listkeeper-fakeapi:0.2.0-dev
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 LDFLAGS ?= -X github.com/listkeeper/listkeeper/internal/version.Version=$(VERSION) -X github.com/listkeeper/listkeeper/internal/version.Revision=$(REVISION)
-# Where make image and make release write (make release empties it first).
+# Where make image and make release write; each empties it first, so that
+# make push pushes what the last of them built.
 DIST ?= dist
 # Every timestamp in the images, SBOMs and chart archive: the commit's time,
 # so that the same commit gives the same bytes.
@@ -159,12 +160,17 @@ RELEASE_FLAGS = --version "$(VERSION)" --revision "$(REVISION)" --ldflags "-s $(
 
 .PHONY: image
 image: ## Build the images IMG and IMG_FAKEAPI for linux/amd64 and linux/arm64 without a container engine: OCI layouts (.oci.tar) and CycloneDX SBOMs in dist/.
+	rm -rf "$(DIST)"
 	$(GO) run ./hack/release image $(RELEASE_FLAGS)
 
 .PHONY: release
 release: ## Build release VERSION=vX.Y.Z into dist/: images tagged VERSION with SBOMs, the Helm chart, install.yaml and SHA256SUMS.
 	rm -rf "$(DIST)"
 	$(GO) run ./hack/release release $(RELEASE_FLAGS)
+
+.PHONY: push
+push: ## Push the images in dist/ (from make image or make release) to the references they name, as docker login, podman login or skopeo login allow.
+	$(GO) run ./hack/release push --out "$(DIST)"
 
 ##@ Deployment
 

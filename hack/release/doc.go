@@ -21,6 +21,7 @@ limitations under the License.
 //
 //	go run ./hack/release image   -version v0.3.0 -manager-image R/listkeeper:T -fakeapi-image R/listkeeper-fakeapi:T -out dist
 //	go run ./hack/release release -version v0.3.0 -manager-image R/listkeeper:T -fakeapi-image R/listkeeper-fakeapi:T -out dist
+//	go run ./hack/release push -out dist
 //
 // # Images
 //
@@ -68,6 +69,15 @@ limitations under the License.
 // manager's repository), install.yaml (`kubectl kustomize config/default`
 // with the manager's image pinned to the release's) and SHA256SUMS over
 // every file it wrote, in the format of sha256sum.
+//
+// # Push
+//
+// The push subcommand (make push) pushes the image of every layout in
+// -out to the reference its index.json names, the whole index with the
+// digests it has, with the credentials of the Docker config
+// (authn.DefaultKeychain: what `docker login` writes). The release
+// workflow (.github/workflows/release.yml) runs make release, then make
+// push.
 //
 // # Reproducibility
 //

@@ -33,7 +33,6 @@ import (
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
@@ -43,61 +42,17 @@ import (
 func openLayout(t *testing.T, tarFile string) (v1.ImageIndex, map[string]string) {
 	t.Helper()
 	dir := t.TempDir()
-	untar(t, tarFile, dir)
-	top, err := layout.ImageIndexFromPath(dir)
+	if err := untarDir(tarFile, dir); err != nil {
+		t.Fatal(err)
+	}
+	idx, desc, err := layoutIndex(dir)
 	if err != nil {
 		t.Fatalf("open the layout of %s: %v", tarFile, err)
 	}
-	im, err := top.IndexManifest()
-	if err != nil {
-		t.Fatal(err)
+	if desc.MediaType != types.OCIImageIndex {
+		t.Fatalf("index.json of %s names a %s, want an OCI image index", tarFile, desc.MediaType)
 	}
-	if len(im.Manifests) != 1 || im.Manifests[0].MediaType != types.OCIImageIndex {
-		t.Fatalf("index.json of %s: want one image index, got %+v", tarFile, im.Manifests)
-	}
-	idx, err := top.ImageIndex(im.Manifests[0].Digest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return idx, im.Manifests[0].Annotations
-}
-
-// untar unpacks a tar file of regular files and directories into dir.
-func untar(t *testing.T, tarFile, dir string) {
-	t.Helper()
-	f, err := os.Open(tarFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = f.Close() }()
-	tr := tar.NewReader(f)
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, filepath.FromSlash(h.Name))
-		if !strings.HasPrefix(p, dir+string(filepath.Separator)) {
-			t.Fatalf("%s: entry %q leaves the directory", tarFile, h.Name)
-		}
-		switch h.Typeflag {
-		case tar.TypeDir:
-			err = os.MkdirAll(p, 0o755)
-		case tar.TypeReg:
-			var body []byte
-			if body, err = io.ReadAll(tr); err == nil {
-				err = os.WriteFile(p, body, 0o644)
-			}
-		default:
-			t.Fatalf("%s: entry %q is neither a file nor a directory", tarFile, h.Name)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	return idx, desc.Annotations
 }
 
 // rootFS reads an image's flattened file system: headers and the bodies of

@@ -28,6 +28,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 )
 
@@ -44,16 +45,21 @@ func main() {
 }
 
 const usage = `usage: release image|release [flags]
+       release push [-out DIR]
 
   image    build the manager's and the fake server's images and their SBOMs
   release  build a release of -version: images, SBOMs, chart, install.yaml, SHA256SUMS
+  push     push every image layout in -out to the reference it names
 `
 
 // run parses a subcommand and its flags and runs it.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || (args[0] != "image" && args[0] != "release") {
+	if len(args) == 0 || (args[0] != "image" && args[0] != "release" && args[0] != "push") {
 		fmt.Fprint(stderr, usage)
-		return errors.New("want a subcommand: image or release")
+		return errors.New("want a subcommand: image, release or push")
+	}
+	if args[0] == "push" {
+		return runPush(ctx, args[1:], stdout, stderr)
 	}
 	o, err := parseFlags(args[0], args[1:], stderr)
 	if err != nil {
@@ -69,6 +75,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	printResult(stdout, res)
 	return nil
+}
+
+// runPush pushes the images of the layouts in -out.
+func runPush(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("release push", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "dist", "directory of the image layouts (*.oci.tar)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	pushed, err := Push(ctx, *out, authn.DefaultKeychain)
+	for _, img := range pushed {
+		fmt.Fprintf(stdout, "pushed %s@%s\n", img.Ref, img.Digest)
+	}
+	return err
 }
 
 // parseFlags reads the options of a subcommand.

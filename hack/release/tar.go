@@ -20,11 +20,13 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -137,5 +139,60 @@ func copyFileToTar(tw *tar.Writer, h *tar.Header, path string) error {
 		return err
 	}
 	_, err = io.Copy(tw, src)
+	return err
+}
+
+// untarDir unpacks a tar file of regular files and directories, as tarDir
+// writes them, into dir. An entry of another type, or one whose path
+// leaves dir, is an error.
+func untarDir(tarFile, dir string) (err error) {
+	f, err := os.Open(tarFile)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = f.Close() }()
+	tr := tar.NewReader(f)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		p := filepath.Join(dir, filepath.FromSlash(h.Name))
+		if !strings.HasPrefix(p, filepath.Clean(dir)+string(filepath.Separator)) {
+			return fmt.Errorf("%s: entry %q leaves the directory", tarFile, h.Name)
+		}
+		switch h.Typeflag {
+		case tar.TypeDir:
+			err = os.MkdirAll(p, 0o755)
+		case tar.TypeReg:
+			err = writeFileFrom(p, tr)
+		default:
+			err = fmt.Errorf("%s: entry %q is neither a file nor a directory", tarFile, h.Name)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// writeFileFrom writes what r holds to a new file at path, creating its
+// directory.
+func writeFileFrom(path string, r io.Reader) (err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	_, err = io.Copy(f, r)
 	return err
 }
