@@ -1,6 +1,7 @@
-# Two images from one Dockerfile:
-#   docker build -t listkeeper:dev .                                 (the manager, the default target)
-#   docker build --target fakeapi -t listkeeper-fakeapi:dev .        (the bundled fake list server)
+# Two images from one Dockerfile (make docker-build, make docker-build-fakeapi):
+#   docker build -t ghcr.io/listkeeper/listkeeper:0.2.0-dev .                           (the manager, the default target)
+#   docker build --target fakeapi -t ghcr.io/listkeeper/listkeeper-fakeapi:0.2.0-dev .  (the bundled fake list server)
+# make image builds the same two without a container engine (hack/release).
 FROM golang:1.26 AS deps
 ARG TARGETOS
 ARG TARGETARCH

@@ -20,15 +20,25 @@ RACE_PKGS ?= ./internal/... ./cmd/... ./test/... ./bench/...
 # Arguments passed through to demo, bench, soak and fuzz (e.g. ARGS=--keep).
 ARGS ?=
 
-IMG ?= listkeeper:dev
+# The manager's image. The default tag is that of the unreleased tree: the
+# chart's appVersion (charts/listkeeper/Chart.yaml), which config/manager
+# names too; hack/release's tests check that they agree. make release tags
+# the images with VERSION instead.
+IMG ?= ghcr.io/listkeeper/listkeeper:0.2.0-dev
 # The image of the bundled fake list server (config/fakeapi, the in-cluster quick start).
-IMG_FAKEAPI ?= listkeeper-fakeapi:dev
+IMG_FAKEAPI ?= ghcr.io/listkeeper/listkeeper-fakeapi:0.2.0-dev
 
 # The build's version and revision, stamped into internal/version (printed by
 # --version, exported as listkeeper_build_info).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 LDFLAGS ?= -X github.com/listkeeper/listkeeper/internal/version.Version=$(VERSION) -X github.com/listkeeper/listkeeper/internal/version.Revision=$(REVISION)
+# Where make image and make release write; each empties it first, so that
+# make push pushes what the last of them built.
+DIST ?= dist
+# Every timestamp in the images, SBOMs and chart archive: the commit's time,
+# so that the same commit gives the same bytes.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 
 FUZZTIME ?= 30s
 FUZZ_TARGETS ?= ./internal/etagclient:FuzzParsePointer ./internal/etagclient:FuzzDocumentEdit \
@@ -141,6 +151,27 @@ docker-build: ## Build the manager's container image IMG (needs a Docker engine)
 docker-build-fakeapi: ## Build the fake list server's container image IMG_FAKEAPI (needs a Docker engine).
 	docker build --target fakeapi --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(IMG_FAKEAPI) .
 
+##@ Release
+
+# The flags of hack/release: the binaries get the same -ldflags as make
+# build, and -s.
+RELEASE_FLAGS = --version "$(VERSION)" --revision "$(REVISION)" --ldflags "-s $(LDFLAGS)" \
+	--source-date-epoch "$(SOURCE_DATE_EPOCH)" --manager-image "$(IMG)" --fakeapi-image "$(IMG_FAKEAPI)" --out "$(DIST)"
+
+.PHONY: image
+image: ## Build the images IMG and IMG_FAKEAPI for linux/amd64 and linux/arm64 without a container engine: OCI layouts (.oci.tar) and CycloneDX SBOMs in dist/.
+	rm -rf "$(DIST)"
+	$(GO) run ./hack/release image $(RELEASE_FLAGS)
+
+.PHONY: release
+release: ## Build release VERSION=vX.Y.Z into dist/: images tagged VERSION with SBOMs, the Helm chart, install.yaml and SHA256SUMS.
+	rm -rf "$(DIST)"
+	$(GO) run ./hack/release release $(RELEASE_FLAGS)
+
+.PHONY: push
+push: ## Push the images in dist/ (from make image or make release) to the references they name, as docker login, podman login or skopeo login allow.
+	$(GO) run ./hack/release push --out "$(DIST)"
+
 ##@ Deployment
 
 .PHONY: install
@@ -153,7 +184,7 @@ uninstall: ## Remove the CRDs from the cluster of the current kubeconfig.
 
 .PHONY: deploy
 deploy: ## Deploy the operator (config/default, image IMG) to the cluster of the current kubeconfig.
-	kubectl kustomize config/default | sed 's#image: listkeeper:dev#image: $(IMG)#' | kubectl apply -f -
+	kubectl kustomize config/default | sed 's#image: ghcr.io/listkeeper/listkeeper:0.2.0-dev#image: $(IMG)#' | kubectl apply -f -
 
 .PHONY: undeploy
 undeploy: ## Remove the operator from the cluster of the current kubeconfig.
@@ -161,7 +192,7 @@ undeploy: ## Remove the operator from the cluster of the current kubeconfig.
 
 .PHONY: deploy-fakeapi
 deploy-fakeapi: ## Deploy the fake list server (config/fakeapi, image IMG_FAKEAPI) into namespace listkeeper-demo.
-	kubectl kustomize config/fakeapi | sed 's#image: listkeeper-fakeapi:dev#image: $(IMG_FAKEAPI)#' | kubectl apply -f -
+	kubectl kustomize config/fakeapi | sed 's#image: ghcr.io/listkeeper/listkeeper-fakeapi:0.2.0-dev#image: $(IMG_FAKEAPI)#' | kubectl apply -f -
 
 .PHONY: undeploy-fakeapi
 undeploy-fakeapi: ## Remove the fake list server and namespace listkeeper-demo.

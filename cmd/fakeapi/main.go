@@ -38,6 +38,10 @@ import (
 	"syscall"
 	"time"
 
+	// CA roots compiled in, used when the system has none: the release
+	// image (hack/release) is a static binary with no CA bundle beside it.
+	_ "golang.org/x/crypto/x509roots/fallback"
+
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
 	"github.com/listkeeper/listkeeper/internal/version"
 )

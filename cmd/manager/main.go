@@ -15,6 +15,9 @@ import (
 	"strings"
 	"time"
 
+	// CA roots compiled in, used when the system has none: the release
+	// image (hack/release) is a static binary with no CA bundle beside it.
+	_ "golang.org/x/crypto/x509roots/fallback"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"

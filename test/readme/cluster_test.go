@@ -39,6 +39,11 @@ func checkHelm(t *testing.T, c command) {
 		t.Fatalf("README line %d: want helm %s NAME CHART ...", c.line, f[1])
 	}
 	chart := filepath.Join("../..", f[3])
+	if strings.HasPrefix(f[3], "https://") {
+		// A released chart: charts/listkeeper, packaged by make release.
+		checkReleaseURL(t, c, f[3], func(version string) string { return "listkeeper-" + version + ".tgz" })
+		chart = "../../charts/listkeeper"
+	}
 	raw, err := os.ReadFile(filepath.Join(chart, "values.yaml"))
 	if err != nil {
 		t.Fatalf("README line %d: chart %s: %v", c.line, f[3], err)

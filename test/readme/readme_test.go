@@ -71,7 +71,10 @@ func readmeCommands(t *testing.T) []command {
 // every make target it names (CI runs make test itself; the demo runs the
 // rest end to end). Helm commands are checked against the chart's values
 // (test/chart renders the chart), images loaded into kind against the
-// Makefile's, namespace labels and manifest paths for validity. A command of another kind fails the test: add a check
+// Makefile's, namespace labels and manifest paths for validity, the
+// addresses of release files against the names make release gives them
+// (hack/release builds and checks a release), and the checksum command
+// against a SHA256SUMS like a release's. A command of another kind fails the test: add a check
 // for it here.
 func TestReadmeCommands(t *testing.T) {
 	api, err := fakeapi.New(fakeapi.WithToken("demo-token"))
@@ -99,8 +102,12 @@ func TestReadmeCommands(t *testing.T) {
 				checkNamespaceName(t, c)
 			case strings.HasPrefix(c.text, "kubectl label namespace "):
 				checkLabels(t, c, strings.Fields(c.text)[4:])
+			case strings.HasPrefix(c.text, "kubectl apply --server-side -f https://"):
+				checkReleaseURL(t, c, strings.Fields(c.text)[4], func(string) string { return "install.yaml" })
 			case strings.HasPrefix(c.text, "kubectl apply --server-side -f "):
 				checkManifests(t, c, strings.Fields(c.text)[4])
+			case strings.HasPrefix(c.text, "sha256sum "):
+				checkSHA256SUM(t, c)
 			case strings.HasPrefix(c.text, "kubectl apply -k "):
 				dir := strings.Fields(c.text)[3]
 				out, err := exec.Command("kubectl", "kustomize", filepath.Join("../..", dir)).CombinedOutput()
