@@ -44,6 +44,7 @@ type options struct {
 	probeAddr       string
 	leaderElect     bool
 	maxConcurrent   int
+	maxEntryWorkers int
 	namespace       string
 	allowedHosts    string
 	requestTimeout  time.Duration
@@ -76,7 +77,8 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&o.metricsSecure, "metrics-secure", true, "Serve metrics over HTTPS with authentication and authorization.")
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz probes; 0 disables them.")
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "Elect a leader. Off by default: every replica is active and correct.")
-	fs.IntVar(&o.maxConcurrent, "max-concurrent-reconciles", controller.DefaultMaxConcurrentReconciles, "Workers per controller.")
+	fs.IntVar(&o.maxConcurrent, "max-concurrent-reconciles", controller.DefaultMaxConcurrentReconciles, "Workers of the ExternalList and ClusterExternalList controllers.")
+	fs.IntVar(&o.maxEntryWorkers, "max-concurrent-entry-reconciles", 0, fmt.Sprintf("Workers of the ListEntry controller; 0: %d × --max-concurrent-reconciles. An entry's reconcile mostly waits for one API write, and one replica works every entry of a document, so this pool is sized by the API server's latency.", controller.EntryWorkersPerListWorker))
 	fs.StringVar(&o.namespace, "namespace", "", "Only watch this namespace (empty: all).")
 	fs.StringVar(&o.allowedHosts, "allowed-hosts", "", "Comma-separated host patterns (path.Match, e.g. '*.lists.example.com') that spec.url may name; empty allows all.")
 	fs.DurationVar(&o.requestTimeout, "request-timeout", etagclient.DefaultRequestTimeout, "Timeout of one HTTP request to a list server, body included.")
@@ -213,6 +215,7 @@ func run() error {
 	if err := controller.Setup(mgr, controller.Options{
 		AuditLog:                     newAuditLogger(&zapOpts, os.Stderr),
 		MaxConcurrentReconciles:      o.maxConcurrent,
+		MaxConcurrentEntryReconciles: o.maxEntryWorkers,
 		ClientOptions:                o.clientOptions(),
 		AllowedHosts:                 splitList(o.allowedHosts),
 		Owner:                        member,

@@ -17,14 +17,29 @@ import (
 	"github.com/listkeeper/listkeeper/internal/stores"
 )
 
-// DefaultMaxConcurrentReconciles is the number of workers per controller.
+// DefaultMaxConcurrentReconciles is the number of workers of the list
+// controllers.
 const DefaultMaxConcurrentReconciles = 8
+
+// EntryWorkersPerListWorker is the default ratio of the ListEntry
+// controller's workers to the list controllers' (see
+// Options.MaxConcurrentEntryReconciles).
+const EntryWorkersPerListWorker = 4
 
 // Options configure Setup.
 type Options struct {
-	// MaxConcurrentReconciles is the number of workers per controller.
-	// Default: DefaultMaxConcurrentReconciles.
+	// MaxConcurrentReconciles is the number of workers of the list
+	// controllers. Default: DefaultMaxConcurrentReconciles.
 	MaxConcurrentReconciles int
+	// MaxConcurrentEntryReconciles is the number of workers of the
+	// ListEntry controller. Every entry of a document is worked by the
+	// replica that owns the document, and an entry's reconcile mostly
+	// waits: for one API write (the finalizer, or the status), while its
+	// list change waits in the list client without holding a worker. So
+	// the entry pool is sized by the API server's latency, not by CPU, and
+	// must keep up with a burst on one document alone. Default:
+	// EntryWorkersPerListWorker × MaxConcurrentReconciles.
+	MaxConcurrentEntryReconciles int
 	// ClientOptions are passed to every list client (observer, timeouts,
 	// backoff, batch interval). Default: none (etagclient's defaults).
 	ClientOptions []etagclient.Option
@@ -135,6 +150,9 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if o.MaxConcurrentReconciles <= 0 {
 		o.MaxConcurrentReconciles = DefaultMaxConcurrentReconciles
 	}
+	if o.MaxConcurrentEntryReconciles <= 0 {
+		o.MaxConcurrentEntryReconciles = EntryWorkersPerListWorker * o.MaxConcurrentReconciles
+	}
 	if o.Owner == nil {
 		o.Owner = SoleOwner{}
 	}
@@ -205,7 +223,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	}
 	if err := (&EntryReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists, Recorder: recorder, Owner: o.Owner,
-		MaxConcurrentReconciles: o.MaxConcurrentReconciles, NewRateLimiter: o.NewRateLimiter, NamespacedOnly: o.NamespacedOnly,
+		MaxConcurrentReconciles: o.MaxConcurrentEntryReconciles, NewRateLimiter: o.NewRateLimiter, NamespacedOnly: o.NamespacedOnly,
 		ReconcileTimeout: o.ReconcileTimeout,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the ListEntry controller: %w", err)
