@@ -152,9 +152,9 @@ func TestKustomizeAndChartAgree(t *testing.T) {
 	// The chart's CRDs are config/crd/bases, byte for byte.
 	for _, name := range []string{"listkeeper.dev_clusterexternallists.yaml", "listkeeper.dev_externallists.yaml", "listkeeper.dev_listentries.yaml"} {
 		a, errA := os.ReadFile(filepath.Join(root, "config", "crd", "bases", name))
-		b, errB := os.ReadFile(filepath.Join(chartDir(), "crds", name))
+		b, errB := os.ReadFile(filepath.Join(chartDir(), "files", "crds", name))
 		if errA != nil || errB != nil || !bytes.Equal(a, b) {
-			t.Errorf("charts/listkeeper/crds/%s differs from config/crd/bases (run make manifests): %v %v", name, errA, errB)
+			t.Errorf("charts/listkeeper/files/crds/%s differs from config/crd/bases (run make manifests): %v %v", name, errA, errB)
 		}
 	}
 }

@@ -374,6 +374,8 @@ func TestValuesRefused(t *testing.T) {
 		{"no service account", map[string]any{"serviceAccount": map[string]any{"create": false}}, "serviceAccount.name"},
 		{"a network policy without the API server", map[string]any{"networkPolicy": map[string]any{"enabled": true}}, "networkPolicy.apiServer.cidrs"},
 		{"an unknown secret access", map[string]any{"secretAccess": "list"}, "secretAccess"},
+		{"a misspelt CRD toggle", map[string]any{"crds": map[string]any{"keepp": true}}, "keepp"},
+		{"a CRD toggle that is no boolean", map[string]any{"crds": map[string]any{"enabled": "yes"}}, "/crds/enabled"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
