@@ -72,6 +72,10 @@ generate: controller-gen ## Generate the DeepCopy methods (api/v1alpha1/zz_gener
 monitoring: ## Generate the alert rules, ServiceMonitor and Grafana dashboard (config/prometheus, config/grafana, charts/listkeeper/files) from internal/monitoring.
 	$(GO) run ./hack/monitoring
 
+.PHONY: api-docs
+api-docs: ## Write the API reference docs/api.md from the Go types, doc comments and markers of api/v1alpha1 (hack/apidocs).
+	$(GO) run ./hack/apidocs -api api/v1alpha1 -out docs/api.md
+
 .PHONY: fmt
 fmt: ## Run gofmt -w on the module.
 	git ls-files --cached --others --exclude-standard '*.go' | while read -r f; do [ -f "$$f" ] && echo "$$f"; done | xargs -r gofmt -w
@@ -117,6 +121,7 @@ bench: ## Compare update strategies against the fake list server; tables and cha
 build: ## Build the manager and fakeapi binaries into bin/.
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/manager ./cmd/manager
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/fakeapi ./cmd/fakeapi
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/kubectl-listkeeper ./cmd/kubectl-listkeeper
 
 .PHONY: run
 run: ## Run the manager against the cluster of the current kubeconfig.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # verify.sh fails when a Go file is not gofmt-clean, or when the generated
-# files (CRDs, RBAC role, deepcopy, their copies in the Helm chart, monitoring) differ
-# from what `make manifests generate monitoring` writes now. It regenerates in place, so after a failure the fresh files are
+# files (CRDs, RBAC role, deepcopy, their copies in the Helm chart, monitoring, docs/api.md) differ
+# from what `make manifests generate monitoring api-docs` writes now. It regenerates in place, so after a failure the fresh files are
 # in the work tree, ready to be reviewed and committed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,19 +23,20 @@ for m in . test/monitoring; do
 done
 
 generated=(config/crd/bases config/rbac/role.yaml api/v1alpha1/zz_generated.deepcopy.go charts/listkeeper/files/crds charts/listkeeper/files/manager-role.yaml
-  config/prometheus config/grafana charts/listkeeper/files/rules.yaml charts/listkeeper/files/dashboard.json)
+  config/prometheus config/grafana charts/listkeeper/files/rules.yaml charts/listkeeper/files/dashboard.json
+  docs/api.md)
 snap=$(mktemp -d)
 trap 'rm -rf "$snap"' EXIT
 for p in "${generated[@]}"; do
   if [ -e "$p" ]; then mkdir -p "$snap/$(dirname "$p")"; cp -r "$p" "$snap/$p"; fi
 done
 
-make --no-print-directory -s manifests generate monitoring >/dev/null
+make --no-print-directory -s manifests generate monitoring api-docs >/dev/null
 
 stale=0
 for p in "${generated[@]}"; do
   if ! diff -ru "$snap/$p" "$p" >"$snap/diff.txt" 2>&1; then
-    echo "generated file(s) under $p were stale; 'make manifests generate monitoring' has rewritten them:" >&2
+    echo "generated file(s) under $p were stale; 'make manifests generate monitoring api-docs' has rewritten them:" >&2
     head -40 "$snap/diff.txt" >&2
     stale=1
   fi

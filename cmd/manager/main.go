@@ -46,6 +46,7 @@ type options struct {
 	allowedHosts    string
 	requestTimeout  time.Duration
 	maxBodyBytes    int64
+	maxItems        int
 	conflictInitial time.Duration
 	conflictMax     time.Duration
 	conflictTries   int
@@ -78,7 +79,8 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.namespace, "namespace", "", "Only watch this namespace (empty: all).")
 	fs.StringVar(&o.allowedHosts, "allowed-hosts", "", "Comma-separated host patterns (path.Match, e.g. '*.lists.example.com') that spec.url may name; empty allows all.")
 	fs.DurationVar(&o.requestTimeout, "request-timeout", etagclient.DefaultRequestTimeout, "Timeout of one HTTP request to a list server, body included.")
-	fs.Int64Var(&o.maxBodyBytes, "max-body-bytes", etagclient.DefaultMaxBodyBytes, "Largest list document read or written.")
+	fs.Int64Var(&o.maxBodyBytes, "max-body-bytes", etagclient.DefaultMaxBodyBytes, "Largest list document read or written; a larger one is refused before anything of it is kept.")
+	fs.IntVar(&o.maxItems, "max-items", etagclient.DefaultMaxItems, "Most items a list document may hold; a document with more is refused before anything of it is kept.")
 	p := etagclient.DefaultConflictPolicy
 	fs.DurationVar(&o.conflictInitial, "conflict-backoff-initial", p.InitialInterval, "First backoff after a 412.")
 	fs.DurationVar(&o.conflictMax, "conflict-backoff-max", p.MaxInterval, "Largest backoff after a 412 (before jitter).")
@@ -149,6 +151,7 @@ func (o *options) clientOptions() []etagclient.Option {
 		etagclient.WithObserver(metrics.Observer{}),
 		etagclient.WithRequestTimeout(o.requestTimeout),
 		etagclient.WithMaxBodyBytes(o.maxBodyBytes),
+		etagclient.WithMaxItems(o.maxItems),
 		etagclient.WithConflictPolicy(p),
 		etagclient.WithTransportRetries(o.transportTries, etagclient.DefaultTransportWaitMin, etagclient.DefaultTransportWaitMax),
 		etagclient.WithLogger(ctrl.Log.WithName("etagclient")),

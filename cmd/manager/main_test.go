@@ -20,13 +20,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"github.com/listkeeper/listkeeper/internal/membership"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/listkeeper/listkeeper/internal/membership"
 	"github.com/listkeeper/listkeeper/internal/version"
 )
 

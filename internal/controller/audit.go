@@ -88,7 +88,7 @@ func (o *auditObserver) lists() []string {
 	if err != nil || len(lists) == 0 {
 		return names
 	}
-	holder := claimHolder(lists)
+	holder := ClaimHolder(lists)
 	names = append(names, auditName(holder))
 	var rest []string
 	for _, l := range lists {

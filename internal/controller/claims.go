@@ -12,7 +12,7 @@ import (
 )
 
 // Claims. Of all the lists (ExternalLists and ClusterExternalLists) that
-// name one document and items pointer (claimKey), exactly one holds the
+// name one document and items pointer (ClaimKey), exactly one holds the
 // claim: a ClusterExternalList before any ExternalList, then the oldest
 // (creation time, then UID). Only the holder writes the document, and only
 // its entries count as holders of their IDs; every other list is
@@ -32,9 +32,9 @@ func claimsBefore(a, b v1alpha1.List) bool {
 	return a.GetUID() < b.GetUID()
 }
 
-// claimHolder returns, of the lists that name one claim, the one that
+// ClaimHolder returns, of the lists that name one claim, the one that
 // holds it; nil when there are none.
-func claimHolder(lists []v1alpha1.List) v1alpha1.List {
+func ClaimHolder(lists []v1alpha1.List) v1alpha1.List {
 	if len(lists) == 0 {
 		return nil
 	}
@@ -54,7 +54,7 @@ func claimHolder(lists []v1alpha1.List) v1alpha1.List {
 // newer than the cache's index of it). For a list whose document is not
 // known yet it returns l.
 func holderOf(ctx context.Context, c client.Reader, l v1alpha1.List) (v1alpha1.List, error) {
-	key := claimKey(l)
+	key := ClaimKey(l)
 	if key == "" {
 		return l, nil
 	}
@@ -68,28 +68,35 @@ func holderOf(ctx context.Context, c client.Reader, l v1alpha1.List) (v1alpha1.L
 			candidates = append(candidates, o)
 		}
 	}
-	return claimHolder(candidates), nil
+	return ClaimHolder(candidates), nil
 }
 
 // inUseMessage is the message of DocumentInUse for a list that does not
-// hold the claim that holder holds, as a user of namespace sees it (""
-// for a cluster administrator, who sees every list): it names the holder
-// only when it is in the same namespace, and never where the document is.
+// hold the claim that holder holds, as a user of namespace sees it (see
+// HolderName).
 func inUseMessage(holder v1alpha1.List, namespace string) string {
-	who := "a list in another namespace"
+	return strings.Join([]string{
+		"the document and items pointer this list names are claimed by " + HolderName(holder, namespace),
+		"only the claim's holder writes the document; delete one of the lists, or point this one at another document",
+	}, ": ")
+}
+
+// HolderName names the holder of a claim as a user of namespace may see it
+// ("" for a cluster administrator, who sees every list): by name only when
+// it is in the same namespace ("a list in another namespace" otherwise),
+// never where the document is.
+func HolderName(holder v1alpha1.List, namespace string) string {
 	switch {
 	case namespace == "":
-		who = refOf(holder).String()
+		who := refOf(holder).String()
 		if ns := holder.GetNamespace(); ns != "" {
 			who += " in namespace " + ns
 		}
+		return who
 	case holder.ListKind() == v1alpha1.ListKindClusterExternalList:
-		who = "a ClusterExternalList"
+		return "a ClusterExternalList"
 	case holder.GetNamespace() == namespace:
-		who = fmt.Sprintf("ExternalList %q", holder.GetName())
+		return fmt.Sprintf("ExternalList %q", holder.GetName())
 	}
-	return strings.Join([]string{
-		"the document and items pointer this list names are claimed by " + who,
-		"only the claim's holder writes the document; delete one of the lists, or point this one at another document",
-	}, ": ")
+	return "a list in another namespace"
 }

@@ -40,7 +40,7 @@ func TestClaimHolder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := claimHolder(tt.lists)
+			got := ClaimHolder(tt.lists)
 			name := ""
 			if got != nil {
 				name = got.GetName()
@@ -51,7 +51,7 @@ func TestClaimHolder(t *testing.T) {
 			// The order does not depend on the order the cache lists in.
 			rev := slices.Clone(tt.lists)
 			slices.Reverse(rev)
-			if again := claimHolder(rev); again != got {
+			if again := ClaimHolder(rev); again != got {
 				t.Errorf("reversed input gives another holder")
 			}
 		})

@@ -120,7 +120,7 @@ func (r *EntryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if l == nil {
 		return r.listMissing(ctx, s)
 	}
-	if documentOf(l) == "" {
+	if DocumentOf(l) == "" {
 		r.documentUnknown(s)
 		return requeueOnConflict(r.patchStatus(ctx, s))
 	}
@@ -132,20 +132,25 @@ func (r *EntryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if !entry.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, s)
 	}
-	if !controllerutil.ContainsFinalizer(entry, v1alpha1.FinalizerName) {
+	return r.reconcileLive(ctx, s)
+}
+
+// reconcileLive puts the finalizer on the entry, then submits the add.
+func (r *EntryReconciler) reconcileLive(ctx context.Context, s *entryScope) (ctrl.Result, error) {
+	if !controllerutil.ContainsFinalizer(s.entry, v1alpha1.FinalizerName) {
 		// The finalizer is the durable record that the ID may be on the
 		// list: nothing is submitted unless it landed. A 404 means the
 		// entry was deleted (before it had a finalizer) since the cache
 		// showed it.
-		if err := patchFinalizer(ctx, r.Client, entry, controllerutil.AddFinalizer); err != nil {
+		if err := patchFinalizer(ctx, r.Client, s.entry, controllerutil.AddFinalizer); err != nil {
 			if apierrors.IsNotFound(err) {
 				return ctrl.Result{}, nil
 			}
 			return requeueOnConflict(err)
 		}
-		s.before = entry.DeepCopy()
+		s.before = s.entry.DeepCopy()
 	}
-	err = r.ensureAdded(ctx, s)
+	err := r.ensureAdded(ctx, s)
 	return requeueOnConflict(errors.Join(err, r.patchStatus(ctx, s)))
 }
 
@@ -359,7 +364,7 @@ func (r *EntryReconciler) fenced(s *entryScope) error {
 
 // client returns the client of the entry's list's claim, and the claim.
 func (r *EntryReconciler) client(ctx context.Context, s *entryScope) (*etagclient.Client, string, error) {
-	cfg, err := r.Lists.Resolve(ctx, s.list)
+	cfg, err := r.Lists.resolve(ctx, s.list)
 	if err != nil {
 		return nil, "", err
 	}

@@ -79,6 +79,9 @@ type managerConfig struct {
 	namespacedOnly bool
 	// reconcileTimeout is Options.ReconcileTimeout (default: its default).
 	reconcileTimeout time.Duration
+	// leaseNamespace is where a member's Lease lives (default: namespace),
+	// and memberGroup its group (default: membership's).
+	leaseNamespace, memberGroup string
 	// clusterAmbient is Options.ClusterAmbientCredentials.
 	clusterAmbient bool
 	// secretAccess and secretRefresh are Options.SecretAccess and
@@ -168,9 +171,13 @@ func startManager(t *testing.T, c managerConfig) *replica {
 		if err != nil {
 			t.Fatal(err)
 		}
+		leaseNS := c.namespace
+		if c.leaseNamespace != "" {
+			leaseNS = c.leaseNamespace
+		}
 		member, err = membership.New(kube, membership.Options{
-			Namespace: c.namespace, LeaseDuration: testLeaseDuration, RenewPeriod: testRenewPeriod,
-			Log: logger.WithName("membership"),
+			Namespace: leaseNS, LeaseDuration: testLeaseDuration, RenewPeriod: testRenewPeriod,
+			Group: c.memberGroup, Log: logger.WithName("membership"),
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -25,7 +25,7 @@ const (
 	// (namespace/name: a ClusterExternalList's live in the cluster
 	// resource namespace).
 	secretRefField = "listkeeper.dev/secret"
-	// claimField indexes lists of both kinds by their claim (claimKey), to
+	// claimField indexes lists of both kinds by their claim (ClaimKey), to
 	// find the lists that compete for one.
 	claimField = "listkeeper.dev/claim"
 )
@@ -74,7 +74,7 @@ func listIndexes(clusterNamespace string) []index {
 				return keys
 			}},
 			index{obj: obj, field: claimField, extract: func(o client.Object) []string {
-				if key := claimKey(o.(v1alpha1.List)); key != "" {
+				if key := ClaimKey(o.(v1alpha1.List)); key != "" {
 					return []string{key}
 				}
 				return nil

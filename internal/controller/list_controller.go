@@ -120,25 +120,44 @@ func (r *ListReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 		r.verify.Store(s.ref, struct{}{})
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
-	cfg, err := r.Lists.Resolve(ctx, l)
+	cfg, err := r.Lists.resolve(ctx, l)
 	if err == nil {
 		s.cfg = cfg
-		if r.publishDocument(s) {
-			// The list names another document now: its work moves to the
-			// bucket of that one, whose owner the status update queues.
-			return requeueOnConflict(r.patchStatus(ctx, s))
-		}
-		holder, err := holderOf(ctx, r.Client, l)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		if holder.GetUID() != l.GetUID() {
-			return r.notHolder(ctx, s, holder)
+		if res, done, err := r.claim(ctx, s); done {
+			return res, err
 		}
 	}
 	if res, done, derr := r.reconcileDeletionPolicy(ctx, s, err); done {
 		return res, derr
 	}
+	return r.sync(ctx, s, err)
+}
+
+// claim publishes the list's document and decides whether the list holds
+// its claim. done reports that the reconcile ends here, with res and err:
+// the list's work moved to another bucket, or another list holds the claim.
+func (r *ListReconciler) claim(ctx context.Context, s *listScope) (res ctrl.Result, done bool, err error) {
+	if r.publishDocument(s) {
+		// The list names another document now: its work moves to the
+		// bucket of that one, whose owner the status update queues.
+		res, err := requeueOnConflict(r.patchStatus(ctx, s))
+		return res, true, err
+	}
+	holder, err := holderOf(ctx, r.Client, s.list)
+	if err != nil {
+		return ctrl.Result{}, true, err
+	}
+	if holder.GetUID() != s.list.GetUID() {
+		res, err := r.notHolder(ctx, s, holder)
+		return res, true, err
+	}
+	return ctrl.Result{}, false, nil
+}
+
+// sync reads the list, corrects drift when a resync is due, and writes the
+// status: Ready, or why not (err is why its configuration could not be
+// resolved, if it could not).
+func (r *ListReconciler) sync(ctx context.Context, s *listScope, err error) (ctrl.Result, error) {
 	if err == nil {
 		err = r.observe(ctx, s)
 	}
@@ -169,7 +188,7 @@ func (r *ListReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 // another bucket: a URL from a Secret, first read or changed.
 func (r *ListReconciler) publishDocument(s *listScope) (moved bool) {
 	st := s.list.ListStatus()
-	if st.DocumentID == s.cfg.document && documentOf(s.list) != "" {
+	if st.DocumentID == s.cfg.document && DocumentOf(s.list) != "" {
 		return false
 	}
 	st.DocumentID = s.cfg.document
@@ -504,7 +523,7 @@ func (r *ListReconciler) rivals(ctx context.Context, obj client.Object) []reconc
 	if !ok {
 		return nil
 	}
-	key := claimKey(l)
+	key := ClaimKey(l)
 	if key == "" {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/metrics"
 )
 
 // ListClients keeps one combining ETag client per claim (document and items
@@ -35,10 +36,15 @@ type claimClient struct {
 	client *etagclient.Client
 	hash   string  // the configuration it carries (listConfig.hash)
 	holder listRef // the list whose configuration that is
+	// obs counts the client's requests and writes under its holder
+	// (listkeeper_http_requests_total, listkeeper_list_writes_total).
+	obs *metrics.ListObserver
+	// bucket is the bucket of the document.
+	bucket int
 }
 
-// Resolve returns l's configuration (see resolver.resolve).
-func (r *ListClients) Resolve(ctx context.Context, l v1alpha1.List) (*listConfig, error) {
+// resolve returns l's configuration (see resolver.resolve).
+func (r *ListClients) resolve(ctx context.Context, l v1alpha1.List) (*listConfig, error) {
 	return r.resolver.resolve(ctx, l)
 }
 
@@ -53,11 +59,12 @@ func (r *ListClients) Client(cfg *listConfig, holder listRef) (*etagclient.Clien
 	cc, ok := r.byClaim[cfg.claim]
 	switch {
 	case !ok:
-		c, err := etagclient.New(cfg.rawURL, r.options(cfg)...)
+		obs := &metrics.ListObserver{}
+		c, err := etagclient.New(cfg.rawURL, append(r.options(cfg), etagclient.WithExtraObserver(obs))...)
 		if err != nil {
 			return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: err.Error()}
 		}
-		cc = &claimClient{client: c, hash: cfg.hash}
+		cc = &claimClient{client: c, hash: cfg.hash, obs: obs, bucket: r.Owner.Bucket(DocumentBucketKey(cfg.document))}
 		r.byClaim[cfg.claim] = cc
 	case cc.hash != cfg.hash:
 		if err := cc.client.Reconfigure(cfg.rawURL, r.options(cfg)...); err != nil {
@@ -66,6 +73,7 @@ func (r *ListClients) Client(cfg *listConfig, holder listRef) (*etagclient.Clien
 		cc.hash = cfg.hash
 	}
 	cc.holder = holder
+	cc.obs.SetList(holder.metric())
 	return cc.client, nil
 }
 
@@ -79,22 +87,47 @@ func (r *ListClients) options(cfg *listConfig) []etagclient.Option {
 	return append(opts, etagclient.WithFence(bucketFence{owner: r.Owner, bucket: bucket}), r.Audit.option(cfg.claim))
 }
 
-// Forget drops what was resolved for a list that is gone, and closes the
-// client of a claim it held: nothing of it is written any more, and a list
-// that takes the claim over gets a new client.
+// Forget drops what was resolved for a list that is gone, and its
+// per-list counters. The client of a claim it held stays while changes are
+// in flight in it (a list that takes the claim over goes on with it, in
+// order); once idle and held by no list, it is closed.
 func (r *ListClients) Forget(ref listRef) {
 	r.resolver.forget(ref)
+	metrics.ForgetList(ref.metric())
 	r.mu.Lock()
-	var gone []*etagclient.Client
+	var idle []*etagclient.Client
 	for claim, cc := range r.byClaim {
 		if cc.holder == ref {
-			gone = append(gone, cc.client)
+			cc.holder = listRef{}
+		}
+		if cc.holder == (listRef{}) && cc.client.Idle() {
+			idle = append(idle, cc.client)
 			delete(r.byClaim, claim)
 		}
 	}
 	r.mu.Unlock()
-	for _, c := range gone {
-		go c.Close() // Close waits for the cycle in flight
+	for _, c := range idle {
+		c.Close()
+	}
+}
+
+// Sweep closes the clients that hold nothing in flight and whose document
+// this replica no longer owns (its bucket moved to another replica): each
+// keeps a copy of its document, and a replica should keep only those of the
+// documents it writes. A client is made again when its document comes
+// back.
+func (r *ListClients) Sweep() {
+	r.mu.Lock()
+	var idle []*etagclient.Client
+	for claim, cc := range r.byClaim {
+		if !r.Owner.Owns(cc.bucket) && cc.client.Idle() {
+			idle = append(idle, cc.client)
+			delete(r.byClaim, claim)
+		}
+	}
+	r.mu.Unlock()
+	for _, c := range idle {
+		c.Close()
 	}
 }
 

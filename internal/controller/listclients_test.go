@@ -1,16 +1,20 @@
 package controller
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/etagclient"
 )
 
 func TestHostAllowed(t *testing.T) {
@@ -171,5 +175,51 @@ func TestSpecOrDeletionChanged(t *testing.T) {
 	}
 	if !p.Generic(event.GenericEvent{Object: e}) {
 		t.Error("Generic must pass")
+	}
+}
+
+// TestSweepClosesClientsOfDocumentsNotOwned: a replica keeps a client, and
+// with it a copy of the document, only for the documents it owns; the
+// client of a document whose bucket moved away is closed once idle.
+func TestSweepClosesClientsOfDocumentsNotOwned(t *testing.T) {
+	t.Parallel()
+	lists := newFakeServer(t)
+	setDoc(t, lists.srv, "/mine", []string{})
+	setDoc(t, lists.srv, "/theirs", []string{})
+	owner := &keyOwner{keys: map[string]int{}, owned: map[int]bool{}}
+	lc := newTestListClients(nil, nil, owner)
+	t.Cleanup(lc.Close)
+	clientOf := func(path string) *etagclient.Client {
+		t.Helper()
+		l := newExternalList("ns", strings.TrimPrefix(path, "/"), lists.url+path)
+		cfg, err := lc.resolve(context.Background(), l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := lc.Client(cfg, refOf(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Read(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	mine, theirs := clientOf("/mine"), clientOf("/theirs")
+	owner.owned[owner.Bucket(DocumentBucketKey(DocumentIDOfURL(lists.url+"/mine")))] = true
+	// A client is closed once idle: its cycle goroutine ends a batch
+	// interval after its last read.
+	eventually(t, 5*time.Second, "the client of a document another replica owns to be closed", func() error {
+		lc.Sweep()
+		if !theirs.Idle() {
+			return errors.New("not idle yet")
+		}
+		if _, err := theirs.Read(context.Background()); !errors.Is(err, etagclient.ErrClosed) {
+			return fmt.Errorf("read: %w, want ErrClosed", err)
+		}
+		return nil
+	})
+	if _, err := mine.Read(context.Background()); err != nil {
+		t.Errorf("the client of an owned document was closed: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/metrics"
 )
 
 // listRef names a list of either kind: an ExternalList (in a namespace) or
@@ -37,6 +38,11 @@ func (r listRef) key() string { return string(r.Kind) + "/" + r.Namespace + "/" 
 // `ClusterExternalList "name"` (an entry's ExternalList is in its own
 // namespace).
 func (r listRef) String() string { return fmt.Sprintf("%s %q", r.Kind, r.Name) }
+
+// metric names the list in the per-list metrics.
+func (r listRef) metric() metrics.List {
+	return metrics.List{Namespace: r.Namespace, Name: r.Name, Kind: string(r.Kind)}
+}
 
 // newList returns an empty object of kind.
 func newList(kind v1alpha1.ListKind) v1alpha1.List {
@@ -84,11 +90,11 @@ func notCached(err error) bool {
 	return errors.As(err, &nc)
 }
 
-// documentOf returns the document a list names, as far as the cache can
+// DocumentOf returns the document a list names, as far as the cache can
 // know it: from spec.url directly, else (urlFrom, whose URL only its Secret
 // knows) from status.documentID, once the list's reconcile has read the
 // Secret and published it for the current generation. "" when unknown.
-func documentOf(l v1alpha1.List) string {
+func DocumentOf(l v1alpha1.List) string {
 	spec, st := l.ListSpec(), l.ListStatus()
 	if spec.URL != "" {
 		return DocumentIDOfURL(spec.URL)
@@ -99,10 +105,10 @@ func documentOf(l v1alpha1.List) string {
 	return st.DocumentID
 }
 
-// claimKey is what one list at a time holds the claim on: a document and
+// ClaimKey is what one list at a time holds the claim on: a document and
 // an items pointer. "" when the document is not known yet.
-func claimKey(l v1alpha1.List) string {
-	doc := documentOf(l)
+func ClaimKey(l v1alpha1.List) string {
+	doc := DocumentOf(l)
 	if doc == "" {
 		return ""
 	}
@@ -114,7 +120,7 @@ func claimKey(l v1alpha1.List) string {
 // writes each document; while the document is not known, the list itself
 // (fallbackKey).
 func listBucketKey(l v1alpha1.List) string {
-	if doc := documentOf(l); doc != "" {
+	if doc := DocumentOf(l); doc != "" {
 		return DocumentBucketKey(doc)
 	}
 	return fallbackKey(refOf(l))

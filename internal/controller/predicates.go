@@ -86,7 +86,7 @@ func listChanged() predicate.Predicate {
 			}
 			if oldList.GetGeneration() != newList.GetGeneration() ||
 				(oldList.GetDeletionTimestamp() == nil) != (newList.GetDeletionTimestamp() == nil) ||
-				documentOf(oldList) != documentOf(newList) {
+				DocumentOf(oldList) != DocumentOf(newList) {
 				return true
 			}
 			o := meta.FindStatusCondition(oldList.ListStatus().Conditions, v1alpha1.ConditionReady)
@@ -113,13 +113,13 @@ func labelsChanged() predicate.Predicate {
 }
 
 // documentPublished passes list updates whose document, as the cache can
-// know it (documentOf), changed: a URL from a Secret was read, so the
+// know it (DocumentOf), changed: a URL from a Secret was read, so the
 // list's work moves to the replica that owns that document.
 func documentPublished() predicate.Predicate {
 	return onlyUpdates(func(e event.UpdateEvent) bool {
 		o, ok1 := e.ObjectOld.(v1alpha1.List)
 		n, ok2 := e.ObjectNew.(v1alpha1.List)
-		return ok1 && ok2 && documentOf(o) != documentOf(n)
+		return ok1 && ok2 && DocumentOf(o) != DocumentOf(n)
 	})
 }
 
@@ -130,7 +130,7 @@ func claimantsChanged() predicate.Predicate {
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			o, ok1 := e.ObjectOld.(v1alpha1.List)
 			n, ok2 := e.ObjectNew.(v1alpha1.List)
-			return ok1 && ok2 && claimKey(o) != claimKey(n)
+			return ok1 && ok2 && ClaimKey(o) != ClaimKey(n)
 		},
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	}

@@ -101,12 +101,16 @@ type Options struct {
 type SecretAccess string
 
 const (
-	// SecretAccessWatch: list and watch Secrets' metadata (their data is
+	// SecretAccessWatch lists and watches Secrets' metadata (their data is
 	// only ever read with get, when a list needs it).
 	SecretAccessWatch SecretAccess = "watch"
-	// SecretAccessGet: get the Secrets a list names, nothing else.
+	// SecretAccessGet gets the Secrets a list names, nothing else.
 	SecretAccessGet SecretAccess = "get"
 )
+
+// clientSweepInterval is how often the list clients of documents this
+// replica no longer owns are closed (ListClients.Sweep).
+const clientSweepInterval = time.Minute
 
 // DefaultSecretRefresh is the default of Options.SecretRefresh.
 const DefaultSecretRefresh = time.Minute
@@ -178,9 +182,17 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	// flight at shutdown still completes (the membership drains it) before
 	// the clients close.
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-		<-ctx.Done()
-		lists.Close()
-		return nil
+		sweep := time.NewTicker(clientSweepInterval)
+		defer sweep.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				lists.Close()
+				return nil
+			case <-sweep.C:
+				lists.Sweep()
+			}
+		}
 	})); err != nil {
 		return fmt.Errorf("add list clients: %w", err)
 	}

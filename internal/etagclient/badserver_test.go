@@ -230,7 +230,7 @@ func TestBadServer(t *testing.T) {
 			wantErr: etagclient.ErrNotJSON,
 		},
 		{
-			name:    "50 MB body streamed without a length (default 32 MiB limit)",
+			name:    "50 MB body streamed without a length (default 8 MiB limit)",
 			handler: func(*testing.T, *otherHost, http.Handler) http.Handler { return hugeJSON(50<<20, false) },
 			wantErr: etagclient.ErrTooLarge,
 		},

@@ -30,8 +30,17 @@ func (k *cache) validator() string {
 // forget marks the cache unknown after a failure: the next cycle reads.
 func (k *cache) forget() { k.known = false }
 
-// lost marks the cache stale after a lost write.
-func (k *cache) lost() { k.known, k.stale = false, true }
+// drop forgets the cached document itself after a read that found the
+// server's document unusable (ErrInvalidDocument): the copy is of an older
+// version that no write may start from, and keeping it would only hold its
+// memory.
+func (k *cache) drop() {
+	*k = cache{}
+}
+
+// lost marks the cache stale after a lost write. The document goes too:
+// the next read cannot revalidate it, and no write may start from it.
+func (k *cache) lost() { k.doc, k.known, k.stale = nil, false, true }
 
 // storeRead records what a GET said.
 func (k *cache) storeRead(a getAnswer) {
@@ -77,5 +86,5 @@ func (k *cache) snapshot() Snapshot {
 	if k.doc == nil || k.absent {
 		return Snapshot{Items: []string{}}
 	}
-	return Snapshot{ETag: k.etag, Items: k.doc.Items(), Exists: true, Bytes: len(k.doc.Bytes())}
+	return Snapshot{ETag: k.etag, Items: k.doc.Items(), Exists: true, Bytes: k.doc.size()}
 }

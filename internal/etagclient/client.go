@@ -125,8 +125,8 @@ func newLocation(rawURL string, opts []Option) (*location, Pointer, error) {
 	if err != nil {
 		return nil, Pointer{}, err
 	}
-	if cfg.maxBodyBytes <= 0 || cfg.maxBodyBytes > maxDocumentBytes || cfg.requestTimeout <= 0 {
-		return nil, Pointer{}, fmt.Errorf("max body bytes must be in 1..%d and the request timeout positive", int64(maxDocumentBytes))
+	if cfg.maxBodyBytes <= 0 || cfg.maxBodyBytes > maxDocumentBytes || cfg.maxItems <= 0 || cfg.requestTimeout <= 0 {
+		return nil, Pointer{}, fmt.Errorf("max body bytes must be in 1..%d, and max items and the request timeout positive", int64(maxDocumentBytes))
 	}
 	hc, own := newHTTPClient(&cfg, u)
 	shown := RedactURL(u)
@@ -179,6 +179,14 @@ func (c *Client) Reconfigure(rawURL string, opts ...Option) error {
 // URL returns the list's URL without credentials or query values, safe to
 // log.
 func (c *Client) URL() string { return *c.shown.Load() }
+
+// Idle reports whether the Client has nothing to do: no change pending and
+// no cycle in flight.
+func (c *Client) Idle() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.running && len(c.pending) == 0
+}
 
 // Close cancels the cycle in flight, fails the changes still waiting with
 // ErrClosed, and waits for the cycle goroutine to end. A change whose write

@@ -2,6 +2,7 @@ package etagclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -153,7 +154,11 @@ func (c *Client) refresh() error {
 			}
 		}
 		if err != nil {
-			c.cache.forget()
+			if errors.Is(err, ErrInvalidDocument) {
+				c.cache.drop()
+			} else {
+				c.cache.forget()
+			}
 			if c.ctx.Err() != nil {
 				return c.errClosed()
 			}
@@ -178,8 +183,16 @@ func (c *Client) nextDocument(batch []*op) (*Document, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("update %s: %w", c.safeURL, err)
 	}
-	if changed && int64(len(next.Bytes())) > c.cfg.maxBodyBytes {
-		return nil, false, fmt.Errorf("update %s: %w: the new document would be %d bytes", c.safeURL, ErrTooLarge, len(next.Bytes()))
+	if !changed {
+		return next, false, nil
+	}
+	if n := len(next.Items()); n > c.cfg.maxItems {
+		return nil, false, fmt.Errorf("update %s: %w: the new document would hold %d items, more than %d, the limit (--max-items raises it)",
+			c.safeURL, ErrTooManyItems, n, c.cfg.maxItems)
+	}
+	if n := next.size(); int64(n) > c.cfg.maxBodyBytes {
+		return nil, false, fmt.Errorf("update %s: %w: the new document would be %d bytes, more than %d, the limit (--max-body-bytes raises it)",
+			c.safeURL, ErrTooLarge, n, c.cfg.maxBodyBytes)
 	}
 	return next, changed, nil
 }

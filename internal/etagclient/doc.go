@@ -19,16 +19,20 @@
 // one read-modify-write cycle per list is in flight, and every change that
 // arrives meanwhile goes into the next cycle, so N concurrent changes usually
 // cost one PUT. Each caller still learns whether its own change was committed.
-// The client keeps the body and ETag of the last successful read or write, so
-// the next cycle can PUT at once and re-reads (with If-None-Match) only after a
-// 412.
+// The client keeps the document and ETag of the last successful read or
+// write, so the next cycle can PUT at once and re-reads only after a 412 or
+// before a read (with If-None-Match). It keeps one copy of the document's
+// bytes, the items being substrings of it: a list costs its size plus 16
+// bytes an item, and a read or write needs about one more copy of the
+// document while it runs.
 //
 // # Safety
 //
 // The client refuses to write when it cannot do so safely: a missing or weak
 // ETag (RFC 9110 requires strong comparison for If-Match), a body that is not
 // JSON, an items pointer that does not lead to an array of strings, or a body
-// over the size limit. Each case is a typed error (see [ErrUnsafeServer] and
+// over the size or item limit ([WithMaxBodyBytes], [WithMaxItems]), which
+// bound what one list can cost. Each case is a typed error (see [ErrUnsafeServer] and
 // [ErrInvalidDocument]) and nothing is written. Header values and URL
 // credentials never appear in errors or logs.
 package etagclient

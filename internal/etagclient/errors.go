@@ -23,7 +23,7 @@ var (
 	// ErrInvalidDocument means the document could not be read properly: it
 	// is not JSON, the items pointer does not lead to an array of strings,
 	// an object on the pointer's path has a duplicate key, or it exceeds the
-	// size limit. Nothing is written.
+	// size or item limit. Nothing is written.
 	ErrInvalidDocument = errors.New("invalid list document")
 
 	// ErrConflictRetriesExhausted means every write attempt that carried the
@@ -68,8 +68,13 @@ var (
 	// key more than once. Parsers disagree about which one counts, so the
 	// client edits neither.
 	ErrDuplicateKey = fmt.Errorf("%w: duplicate key on the items pointer's path", ErrInvalidDocument)
-	// ErrTooLarge: the body exceeds the size limit.
+	// ErrTooLarge: the body exceeds the size limit (WithMaxBodyBytes), or
+	// a change would make it exceed it.
 	ErrTooLarge = fmt.Errorf("%w: body exceeds the size limit", ErrInvalidDocument)
+	// ErrTooManyItems: the items array holds more items than the item
+	// limit (WithMaxItems), or a change would make it hold more. A document
+	// refused for it is not kept.
+	ErrTooManyItems = fmt.Errorf("%w: too many items", ErrInvalidDocument)
 
 	// ErrRedirect: the server redirected to another origin; the client does
 	// not follow it, so headers from Secrets never leave for another host.

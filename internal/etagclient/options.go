@@ -13,8 +13,16 @@ const (
 	// DefaultRequestTimeout bounds one HTTP attempt, body included, so a
 	// server that never answers or drips bytes cannot wedge a worker.
 	DefaultRequestTimeout = 10 * time.Second
-	// DefaultMaxBodyBytes is the largest document the client reads (32 MiB).
-	DefaultMaxBodyBytes int64 = 32 << 20
+	// DefaultMaxBodyBytes is the largest document the client reads or
+	// writes (8 MiB). With DefaultMaxItems it bounds what one list costs:
+	// a client keeps one copy of its document, and needs about two more
+	// while it reads or writes one.
+	DefaultMaxBodyBytes int64 = 8 << 20
+	// DefaultMaxItems is the most items the client accepts in a document
+	// it reads or writes. Each item costs the client memory beside its
+	// bytes, so a document of short IDs can cost many times its size; the
+	// cap keeps that bounded whatever the IDs' length.
+	DefaultMaxItems = 100_000
 	// DefaultTransportRetries is how often one request is retried after a
 	// connection error, a 5xx or a 429, before the cycle fails.
 	DefaultTransportRetries = 4
@@ -94,6 +102,7 @@ type config struct {
 	headers          http.Header
 	requestTimeout   time.Duration
 	maxBodyBytes     int64
+	maxItems         int
 	itemsPointer     string
 	createIfMissing  bool
 	conflict         ConflictPolicy
@@ -117,6 +126,7 @@ func defaultConfig() config {
 	return config{
 		requestTimeout:   DefaultRequestTimeout,
 		maxBodyBytes:     DefaultMaxBodyBytes,
+		maxItems:         DefaultMaxItems,
 		conflict:         DefaultConflictPolicy,
 		transportRetries: DefaultTransportRetries,
 		transportWaitMin: DefaultTransportWaitMin,
@@ -147,9 +157,15 @@ func WithHeaders(h http.Header) Option { return func(o *config) { o.headers = h.
 // Default: DefaultRequestTimeout.
 func WithRequestTimeout(d time.Duration) Option { return func(o *config) { o.requestTimeout = d } }
 
-// WithMaxBodyBytes sets the largest document the client reads or writes.
-// Default: DefaultMaxBodyBytes.
+// WithMaxBodyBytes sets the largest document the client reads or writes:
+// a larger one fails with ErrTooLarge. Default: DefaultMaxBodyBytes.
 func WithMaxBodyBytes(n int64) Option { return func(o *config) { o.maxBodyBytes = n } }
+
+// WithMaxItems sets the most items a document the client reads or writes
+// may hold: a read of a document with more fails with ErrTooManyItems
+// before the client keeps anything of it, and so does a change that would
+// take the list past n. n must be positive. Default: DefaultMaxItems.
+func WithMaxItems(n int) Option { return func(o *config) { o.maxItems = n } }
 
 // WithItemsPointer sets the RFC 6901 pointer to the array of IDs. Default: ""
 // (the document is the array).

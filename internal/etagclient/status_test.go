@@ -259,6 +259,18 @@ func TestStatusCodes(t *testing.T) {
 			wantSeq:    []string{"GET 200"},
 		},
 		{
+			name:       "a new document over the client's item limit: ErrTooManyItems, no PUT",
+			initial:    `["aaaa","bbbb"]`,
+			clientOpts: []etagclient.Option{etagclient.WithMaxItems(2)},
+			steps: []step{
+				{change: add("cccc"), wantErr: etagclient.ErrTooManyItems},
+				// Replacing one keeps the list at the limit.
+				{change: etagclient.Change{Remove: []string{"aaaa"}, Add: []string{"cccc"}}, wantWritten: true, wantItems: 2},
+			},
+			wantDoc: `["bbbb","cccc"]`,
+			wantSeq: []string{"GET 200", "PUT 200"},
+		},
+		{
 			name:    "removing an absent ID costs one GET and no PUT",
 			initial: `["a","b"]`,
 			steps:   []step{{change: remove("x"), wantItems: 2}},

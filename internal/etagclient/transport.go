@@ -1,6 +1,7 @@
 package etagclient
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -223,14 +224,20 @@ func transportCause(err error) string {
 // ErrTooLarge; it is never truncated silently.
 func readBody(resp *http.Response, limit int64) ([]byte, error) {
 	if resp.ContentLength > limit {
-		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, resp.ContentLength, limit)
+		return nil, fmt.Errorf("%w: %d bytes, more than %d, the limit (--max-body-bytes raises it)", ErrTooLarge, resp.ContentLength, limit)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err != nil {
+	// A body of announced length is read into one allocation of that
+	// size; the length is checked after reading all the same.
+	var buf bytes.Buffer
+	if resp.ContentLength > 0 {
+		buf.Grow(int(resp.ContentLength) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1)); err != nil {
 		return nil, err
 	}
+	body := buf.Bytes()
 	if int64(len(body)) > limit {
-		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)
+		return nil, fmt.Errorf("%w: more than %d bytes, the limit (--max-body-bytes raises it)", ErrTooLarge, limit)
 	}
 	return body, nil
 }

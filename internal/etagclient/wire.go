@@ -87,7 +87,7 @@ func (c *Client) get(ctx context.Context, ifNoneMatch string) (getAnswer, error)
 		}
 		return getAnswer{}, transportError(http.MethodGet, c.safeURL, err)
 	}
-	doc, err := ParseDocument(body, c.pointer)
+	doc, err := parseDocument(body, c.pointer, c.cfg.maxItems)
 	if err != nil {
 		return getAnswer{}, fmt.Errorf("GET %s: %w", c.safeURL, err)
 	}
@@ -175,7 +175,7 @@ type precondition struct {
 func (c *Client) put(ctx context.Context, next *Document, pre precondition) (putAnswer, error) {
 	ctx, stop := c.writeContext(ctx)
 	defer stop()
-	req, err := c.newRequest(ctx, http.MethodPut, next.Bytes())
+	req, err := c.newRequest(ctx, http.MethodPut, next.body)
 	if err != nil {
 		return putAnswer{}, err
 	}
@@ -221,7 +221,7 @@ func (c *Client) put(ctx context.Context, next *Document, pre precondition) (put
 	case code == http.StatusPreconditionRequired:
 		return putAnswer{}, fmt.Errorf("PUT %s: %w: the server answered 428 to a PUT that carried a precondition", c.safeURL, ErrUnsafeServer)
 	case code == http.StatusRequestEntityTooLarge:
-		return putAnswer{}, fmt.Errorf("PUT %s: %w: the server refused %d bytes (413)", c.safeURL, ErrRejected, len(next.Bytes()))
+		return putAnswer{}, fmt.Errorf("PUT %s: %w: the server refused %d bytes (413)", c.safeURL, ErrRejected, next.size())
 	default:
 		return putAnswer{}, fmt.Errorf("PUT %s: %w", c.safeURL, &StatusError{Method: http.MethodPut, Code: code, StoreCode: storeCode(resp)})
 	}
@@ -262,10 +262,10 @@ func (c *Client) stored(resp *http.Response, sent *Document) *Document {
 		return sent
 	}
 	body, err := readBody(resp, c.cfg.maxBodyBytes)
-	if err != nil || len(bytes.TrimSpace(body)) == 0 || bytes.Equal(body, sent.Bytes()) {
+	if err != nil || len(bytes.TrimSpace(body)) == 0 || string(body) == sent.raw {
 		return sent
 	}
-	doc, err := ParseDocument(body, c.pointer)
+	doc, err := parseDocument(body, c.pointer, c.cfg.maxItems)
 	if err != nil {
 		return sent
 	}
@@ -286,7 +286,7 @@ func sameResource(a, b *url.URL) bool {
 // identity coding: a server that derives the ETag from the content coding
 // (Apache's "-gzip" suffix, nginx weakening compressed ETags) then gives the
 // tag that If-Match compares against.
-func (c *Client) newRequest(ctx context.Context, method string, body []byte) (*retryablehttp.Request, error) {
+func (c *Client) newRequest(ctx context.Context, method string, body retryablehttp.ReaderFunc) (*retryablehttp.Request, error) {
 	var b any
 	if body != nil {
 		b = body

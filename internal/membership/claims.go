@@ -54,6 +54,20 @@ func DecodeBuckets(s string, n int) ([]int, error) {
 	return out, nil
 }
 
+// EncodeBuckets returns the value of a member's AnnotationBuckets that
+// claims buckets, of n: what DecodeBuckets reads back. Buckets outside
+// [0, n) are left out. Tests and tools use it to write a Lease as a member
+// would.
+func EncodeBuckets(buckets []int, n int) string {
+	held := make([]bool, n)
+	for _, b := range buckets {
+		if b >= 0 && b < n {
+			held[b] = true
+		}
+	}
+	return encodeClaims(held)
+}
+
 // claimsOf returns the buckets the Lease l claims, of n buckets. Claims
 // that cannot be read (err says why) count as claiming every bucket: a
 // member must not take what another may hold.

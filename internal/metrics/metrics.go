@@ -23,6 +23,7 @@ package metrics
 
 import (
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -63,6 +64,7 @@ const (
 	LabelNamespace = "namespace"
 	LabelName      = "name"
 	LabelReason    = "reason"
+	LabelKind      = "kind"
 )
 
 var (
@@ -70,15 +72,15 @@ var (
 	// code ("0" when no response arrived).
 	HTTPRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: HTTPRequestsName,
-		Help: "HTTP requests to list servers, by method and status code (0: no response).",
-	}, []string{LabelMethod, LabelCode})
+		Help: "HTTP requests to list servers, by list (namespace, name, kind of the list whose claim the client serves; namespace \"\" for a ClusterExternalList), method and status code (0: no response).",
+	}, []string{LabelNamespace, LabelName, LabelKind, LabelMethod, LabelCode})
 
 	// ListWrites counts write decisions by result: written, unchanged,
 	// conflict (412), ambiguous (no answer to a PUT) and error.
 	ListWrites = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: ListWritesName,
-		Help: "Read-modify-write outcomes: written, unchanged, conflict (412), ambiguous, error.",
-	}, []string{LabelResult})
+		Help: "Read-modify-write outcomes by list (namespace, name, kind): written, unchanged, conflict (412), ambiguous, error.",
+	}, []string{LabelNamespace, LabelName, LabelKind, LabelResult})
 
 	// BatchSize observes how many changes each PUT carries.
 	BatchSize = prometheus.NewHistogram(prometheus.HistogramOpts{
@@ -147,27 +149,28 @@ var (
 func init() {
 	ctrlmetrics.Registry.MustRegister(HTTPRequests, ListWrites, BatchSize, ChangeDuration, RequestDuration, BuildInfo)
 	BuildInfo.WithLabelValues(version.Version, version.Revision, version.GoVersion()).Set(1)
-	// Pre-create the series users alert on, so a rate() exists from the start.
-	for _, r := range []etagclient.WriteResult{etagclient.WriteWritten, etagclient.WriteUnchanged,
-		etagclient.WriteConflict, etagclient.WriteAmbiguous, etagclient.WriteError} {
-		ListWrites.WithLabelValues(string(r))
-	}
 }
 
-// Observer feeds the metrics from the ETag clients. It is safe for
-// concurrent use.
+// writeResults are every result of listkeeper_list_writes_total; a list's
+// series are created at zero for each, so that a rate() exists from the
+// start.
+var writeResults = []etagclient.WriteResult{etagclient.WriteWritten, etagclient.WriteUnchanged,
+	etagclient.WriteConflict, etagclient.WriteAmbiguous, etagclient.WriteError}
+
+// Observer feeds the process-wide metrics (latencies, batch sizes) from
+// the ETag clients; ListObserver feeds the per-list counters. It is safe
+// for concurrent use.
 type Observer struct{}
 
 var _ etagclient.Observer = Observer{}
 
 // Request implements etagclient.Observer.
-func (Observer) Request(method string, code int, d time.Duration) {
-	HTTPRequests.WithLabelValues(method, strconv.Itoa(code)).Inc()
+func (Observer) Request(method string, _ int, d time.Duration) {
 	RequestDuration.WithLabelValues(method).Observe(d.Seconds())
 }
 
-// Write implements etagclient.Observer.
-func (Observer) Write(r etagclient.WriteResult) { ListWrites.WithLabelValues(string(r)).Inc() }
+// Write implements etagclient.Observer; ListObserver counts writes.
+func (Observer) Write(etagclient.WriteResult) {}
 
 // Batch implements etagclient.Observer.
 func (Observer) Batch(n int) { BatchSize.Observe(float64(n)) }
@@ -176,6 +179,54 @@ func (Observer) Batch(n int) { BatchSize.Observe(float64(n)) }
 func (Observer) Committed(d time.Duration) { ChangeDuration.Observe(d.Seconds()) }
 
 // Wrote implements etagclient.Observer: the audit log of commits is kept
-// by the controller (it knows which ExternalLists a client serves); a
-// commit adds nothing to the process-wide metrics.
+// by the controller (it knows which lists a client serves); a commit adds
+// nothing to the process-wide metrics.
 func (Observer) Wrote(etagclient.Commit) {}
+
+// List names a list in the per-list metrics.
+type List struct{ Namespace, Name, Kind string }
+
+// ListObserver counts one client's requests and write outcomes under the
+// list it serves (listkeeper_http_requests_total,
+// listkeeper_list_writes_total). The list can change (SetList): the list
+// that holds a document's claim can change while its client stays. It is
+// safe for concurrent use.
+type ListObserver struct {
+	etagclient.NopObserver
+	list atomic.Pointer[List]
+}
+
+var _ etagclient.Observer = (*ListObserver)(nil)
+
+// SetList makes o count under l from now on, and creates l's write series
+// at zero.
+func (o *ListObserver) SetList(l List) {
+	if old := o.list.Swap(&l); old != nil && *old == l {
+		return
+	}
+	for _, r := range writeResults {
+		ListWrites.WithLabelValues(l.Namespace, l.Name, l.Kind, string(r))
+	}
+}
+
+// Request implements etagclient.Observer.
+func (o *ListObserver) Request(method string, code int, _ time.Duration) {
+	if l := o.list.Load(); l != nil {
+		HTTPRequests.WithLabelValues(l.Namespace, l.Name, l.Kind, method, strconv.Itoa(code)).Inc()
+	}
+}
+
+// Write implements etagclient.Observer.
+func (o *ListObserver) Write(r etagclient.WriteResult) {
+	if l := o.list.Load(); l != nil {
+		ListWrites.WithLabelValues(l.Namespace, l.Name, l.Kind, string(r)).Inc()
+	}
+}
+
+// ForgetList drops the per-list counters of a list that is gone, so that
+// its series go with it.
+func ForgetList(l List) {
+	labels := prometheus.Labels{LabelNamespace: l.Namespace, LabelName: l.Name, LabelKind: l.Kind}
+	HTTPRequests.DeletePartialMatch(labels)
+	ListWrites.DeletePartialMatch(labels)
+}

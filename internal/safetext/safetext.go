@@ -8,16 +8,16 @@ import (
 	"unicode/utf8"
 )
 
-// Short returns s cut to at most max bytes (on a rune boundary, ending in
+// Short returns s cut to at most limit bytes (on a rune boundary, ending in
 // "…" when cut), with every control character (C0, DEL, C1: terminal
 // escapes, newlines) and bidirectional formatting character replaced by
 // U+FFFD, so that the text can neither rewrite a terminal nor reorder what
 // is shown around it.
-func Short(s string, max int) string {
+func Short(s string, limit int) string {
 	var b strings.Builder
-	b.Grow(min(len(s), max+len("…")))
+	b.Grow(min(len(s), limit+len("…")))
 	for i, r := range s {
-		if i+utf8.RuneLen(r) > max {
+		if i+utf8.RuneLen(r) > limit {
 			b.WriteString("…")
 			break
 		}

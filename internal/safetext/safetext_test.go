@@ -34,13 +34,13 @@ func TestShort(t *testing.T) {
 
 func FuzzShort(f *testing.F) {
 	f.Add("ok\x1b[31m", 10)
-	f.Fuzz(func(t *testing.T, s string, max int) {
-		if max < 0 || max > 1<<16 {
+	f.Fuzz(func(t *testing.T, s string, limit int) {
+		if limit < 0 || limit > 1<<16 {
 			return
 		}
-		got := Short(s, max)
-		if len(got) > max+len("…") {
-			t.Fatalf("len %d > %d", len(got), max)
+		got := Short(s, limit)
+		if len(got) > limit+len("…") {
+			t.Fatalf("len %d > %d", len(got), limit)
 		}
 		for _, r := range got {
 			if !Printable(r) {

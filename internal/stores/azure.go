@@ -60,7 +60,7 @@ func azureOptions(ctx context.Context, a *v1alpha1.AzureAuth, rawURL string, sec
 			return nil, "", err
 		}
 		cred, err := azidentity.NewWorkloadIdentityCredential(&azidentity.WorkloadIdentityCredentialOptions{
-			ClientOptions:            azcore.ClientOptions{Transport: newCredentialClient(credentialTransport, nil)},
+			ClientOptions:            azcore.ClientOptions{Transport: newCredentialClient(context.Background(), credentialTransport)},
 			DisableInstanceDiscovery: !azureInstanceDiscovery,
 		})
 		if err != nil {

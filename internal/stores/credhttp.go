@@ -13,7 +13,7 @@ import (
 // Entra; the AWS chain uses the SDK's own client). Tokens are fetched
 // about once an hour, so it keeps no idle connections. Tests replace it
 // before they call Options (export_test.go).
-var credentialTransport http.RoundTripper = func() http.RoundTripper {
+var credentialTransport = func() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DisableKeepAlives = true
 	return t
@@ -25,11 +25,11 @@ const credentialRequestTimeout = time.Minute
 
 // newCredentialClient returns the HTTP client of credential requests: it
 // follows no redirect (a 3xx is an answer, hence a failure) and, when
-// bound is not nil, ends each request when bound ends (see
-// boundTransport).
-func newCredentialClient(base http.RoundTripper, bound context.Context) *http.Client {
+// bound can end (context.Background cannot), ends each request when bound
+// ends (see boundTransport).
+func newCredentialClient(bound context.Context, base http.RoundTripper) *http.Client {
 	rt := base
-	if bound != nil {
+	if bound.Done() != nil {
 		rt = &boundTransport{base: base, bound: bound}
 	}
 	return &http.Client{

@@ -132,7 +132,7 @@ func tokenURIKey(raw string) (string, bool) {
 // and ends each request with ctx, also where the library makes it
 // without a context.
 func oauthContext(ctx context.Context, base http.RoundTripper) context.Context {
-	return context.WithValue(ctx, oauth2.HTTPClient, newCredentialClient(base, ctx))
+	return context.WithValue(ctx, oauth2.HTTPClient, newCredentialClient(ctx, base))
 }
 
 // bearer sends an OAuth2 access token from its cache.

@@ -61,6 +61,7 @@ func TestCrashAndRestart(t *testing.T) {
 		latency: time.Millisecond, stateFile: true})
 	t.Logf("setup: %d replicas, list server with state file, %d bystanders, in %v",
 		crashReplicas, crashBystanders, time.Since(began).Round(time.Millisecond))
+	led := e.startLedger(ctx)
 	names := harness.EntryNames("crash", crashEntries)
 	all := append(slices.Clone(e.bystanders), names...)
 
@@ -106,6 +107,7 @@ func TestCrashAndRestart(t *testing.T) {
 
 	e.checkSettled(ctx)
 	e.checkHistory(ctx, names, del.start)
+	e.checkLedger(ctx, led)
 	e.checkNoPanics()
 
 	t.Logf("figures (%d entries, %d replicas; requests and 412s counted by the list server, without the test's own reads):", crashEntries, crashReplicas)

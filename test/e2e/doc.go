@@ -32,30 +32,59 @@ limitations under the License.
 //     same port from its state file, and one replica is killed with SIGKILL
 //     during the deletion and restarted. Everything must converge: the list
 //     ends with exactly its bystanders in their order, no entry is left, no
-//     ID was lost, and no manager panicked.
+//     ID was lost, no ID came back onto the list after it had left it
+//     during the deletion, and no manager panicked.
 //   - TestReplicaFailover: three replicas and a burst of creations and
-//     deletions (320 operations in about 8 s); in its middle one replica
-//     is stopped for good, with SIGKILL (subtest SIGKILL) or SIGTERM
-//     (SIGTERM). The survivors must take over: the list ends with exactly
-//     the bystanders and the IDs of the live entries, and no entry stays
-//     Terminating or unsynced. It logs when the survivors' Leases claimed
-//     every bucket and, for the entries in the victim's buckets (read from
-//     its Lease) that were pending at the signal or changed after it, when
-//     the last was done: after SIGKILL within 15 s (the Lease lasts 10 s),
-//     after SIGTERM none waiting more than 3 s.
-//   - TestChurnWhileScaling: 24 IDs with up to three holders each, and six
-//     goroutines that toggle holders, swap one holder of an ID for another
-//     at once and delete an entry to re-create it under its name, while the
-//     replicas go 3 -> 5 -> 2 (one SIGKILL, two SIGTERM); from the
-//     scale-down on, the odd IDs lose all their holders. At rest the list
-//     must hold exactly the bystanders and every ID with a live holder,
-//     and the two replicas left must claim every bucket once.
+//     deletions (320 operations in about 8 s); in its middle the replica
+//     that writes the list's document (the owner of its bucket) is stopped
+//     for good, with SIGKILL (subtest SIGKILL) or SIGTERM (SIGTERM). The
+//     survivors must take over: the list ends with exactly the bystanders
+//     and the IDs of the live entries, and no entry stays Terminating or
+//     unsynced. Of the entries pending at the signal or changed after it,
+//     after SIGKILL none changed after it may be done before the victim's
+//     Lease could expire (7 s), and all must be done within 25 s (a change
+//     the document already holds is settled only once the victim's last
+//     write could have landed, up to 20 s after the signal); after SIGTERM
+//     none may wait more than 4 s.
+//   - TestChurnWhileScaling: six lists, 16 IDs on each with up to three
+//     holders, and twelve goroutines that toggle holders, swap one holder
+//     of an ID for another at once, delete an entry to re-create it under
+//     its name, and create flash holders that are deleted within 50 ms,
+//     mostly before the operator put its finalizer on, then created again
+//     at once; meanwhile the replicas go 3 -> 5 -> 2 (one SIGKILL, two
+//     SIGTERM), and from the scale-down on the odd IDs lose all their
+//     holders. At rest every list must hold exactly the bystanders and
+//     every ID with a live holder, and the two replicas left must claim
+//     every bucket once.
+//   - TestDocumentClaims: with replicas that watch every namespace, two
+//     namespaces name one document (the later list is DocumentInUse, its
+//     entries are never written nor keep an ID, and it takes the claim
+//     when the first list goes), and a ClusterExternalList selects one of
+//     two namespaces (the other's entries are NamespaceNotAllowed, never
+//     written nor keep an ID).
+//   - TestHeldWrites: a churn on six lists while the list server holds
+//     every write for 8 s before it evaluates its If-Match; a fourth
+//     replica joins, then the hot list's owner is killed right after one of
+//     its writes committed, its next write held. The operator must come to
+//     rest once the hold ends.
+//   - TestPausedOwner: the hot list's owner is paused with SIGSTOP for 15 s
+//     during a churn; nobody may write its document before its Lease could
+//     expire, the others take it over, and once resumed it must exit with
+//     an error without committing a write (its audit log says what it
+//     wrote); it is then restarted.
+//
+// Every test that changes entries watches them for the whole run with a
+// ledger and checks each recorded version of each document against it
+// (ledger_test.go): no version holds an ID while no entry that its list
+// admits holds it, and none lacks the ID of an entry seen Synced before
+// that entry was deleted.
 //
 // Each test's replicas keep their membership Leases in the test's own
 // namespace (--lease-namespace), and a test starts once the replicas'
-// Leases share the buckets.
+// Leases share the buckets. Each test's documents live under a path named
+// for its namespace.
 //
 // A failing test keeps its directory (every process's log, the resources,
-// events, the list document, its history and stats, the managers' metrics)
-// and prints its path.
+// events, the list documents, their history and stats, the managers'
+// metrics, the ledger's events) and prints its path.
 package e2e

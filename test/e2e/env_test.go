@@ -22,9 +22,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
@@ -33,8 +36,6 @@ import (
 )
 
 const (
-	// listPath is the list document's path on the fake server.
-	listPath = "/lists/e2e"
 	// listToken is the fake server's bearer token.
 	listToken = "e2e-token"
 	// docOwner is a field beside the items that every write must keep.
@@ -52,29 +53,73 @@ type envOptions struct {
 	bystanders int
 	latency    time.Duration // the fake server's --latency
 	stateFile  bool          // the fake server persists its documents
+	// documents is how many lists, each on its own document seeded with
+	// the bystanders, the env has; default 1. The first is env.list.
+	documents int
+	// allNamespaces has the replicas watch every namespace, not only the
+	// test's (which still holds their Leases and the Secrets of
+	// ClusterExternalLists).
+	allNamespaces bool
+	// seedOnly are paths of more documents, seeded with the bystanders,
+	// for lists that the test creates itself.
+	seedOnly []string
 }
 
 // env is one test's operator: its namespace, list server, ExternalList and
 // manager replicas, with their logs in dir.
 type env struct {
-	t          *testing.T
-	dir        string
-	sup        *harness.Supervisor
-	lists      *harness.ListServer
-	managers   []*harness.Manager
+	t         *testing.T
+	namespace string // the test's, where the replicas keep their Leases
+	dir       string
+	sup       *harness.Supervisor
+	lists     *harness.ListServer
+	managers  []*harness.Manager
+	// list is the first of docs, entries its entries; docs are the env's
+	// lists, each on its own document on the list server.
 	list       harness.ListObject
 	entries    harness.Entries
+	docs       []envDoc
+	labels     map[string]string // of every entry of the env
+	seedOnly   []string          // paths of the documents without an env list
 	bystanders []string
 	// managerOpts start the replicas; addManager starts more with them.
 	managerOpts harness.ManagerOptions
-	// history collects the list's versions from list server processes
-	// that were stopped (history is per process).
+	// history collects the first list's versions from list server
+	// processes that were stopped (history is per process).
 	history []fakeapi.Version
+	// ledger is the env's ledger, once started; ledgerChecked is set once
+	// checkLedger has run.
+	ledger        *ledger
+	ledgerChecked bool
 }
 
-// newEnv starts a list server seeded with bystanders, creates the
-// ExternalList and starts the replicas, and waits until the list is Ready
-// and the replicas' Leases share the buckets.
+// envDoc is one of an env's lists and its document.
+type envDoc struct {
+	list    harness.ListObject
+	entries harness.Entries // the env's entries on this list
+}
+
+// docPath is the path of the env's i-th document: under the namespace's
+// name, so that no two tests' documents are one, even when a later list
+// server gets the port of an earlier one whose ExternalLists remain.
+func docPath(namespace string, i int) string {
+	if i == 0 {
+		return "/lists/" + namespace
+	}
+	return fmt.Sprintf("/lists/%s-%d", namespace, i)
+}
+
+// docName is the name of the env's i-th ExternalList.
+func docName(i int) string {
+	if i == 0 {
+		return "e2e"
+	}
+	return fmt.Sprintf("e2e-%d", i)
+}
+
+// newEnv starts a list server with its documents seeded with bystanders,
+// creates the ExternalLists and starts the replicas, and waits until the
+// lists are Ready and the replicas' Leases share the buckets.
 // Everything is stopped when the test ends; a failed test keeps its
 // directory with the evidence.
 func newEnv(ctx context.Context, t *testing.T, o envOptions) *env {
@@ -83,7 +128,7 @@ func newEnv(ctx context.Context, t *testing.T, o envOptions) *env {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, dir: dir, sup: harness.NewSupervisor(dir), bystanders: harness.BystanderIDs(o.bystanders)}
+	e := &env{t: t, namespace: o.namespace, dir: dir, sup: harness.NewSupervisor(dir), bystanders: harness.BystanderIDs(o.bystanders)}
 	track(e.sup)
 	t.Cleanup(e.tearDown)
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
@@ -97,35 +142,46 @@ func newEnv(ctx context.Context, t *testing.T, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lo := harness.ListServerOptions{
-		Bin: suite.bins.FakeAPI, Token: listToken, Latency: o.latency, History: true,
-		Seed: []harness.SeedDoc{{Path: listPath, Body: seed}},
+	lo := harness.ListServerOptions{Bin: suite.bins.FakeAPI, Token: listToken, Latency: o.latency, History: true}
+	for i := range max(o.documents, 1) {
+		lo.Seed = append(lo.Seed, harness.SeedDoc{Path: docPath(o.namespace, i), Body: seed})
 	}
 	if o.stateFile {
 		lo.StateFile = filepath.Join(dir, "fakeapi-state.json")
 	}
+	lists := slices.Clone(lo.Seed)
+	e.seedOnly = o.seedOnly
+	for _, p := range o.seedOnly {
+		lo.Seed = append(lo.Seed, harness.SeedDoc{Path: p, Body: seed})
+	}
 	if e.lists, err = harness.StartListServer(ctx, e.sup, lo); err != nil {
 		t.Fatal(err)
 	}
-	e.list = harness.ListObject{Namespace: o.namespace, Name: "e2e", Server: e.lists, Path: listPath}
-	if err := e.list.Create(ctx, c); err != nil {
-		t.Fatal(err)
+	e.labels = map[string]string{"listkeeper.dev/e2e": strings.ReplaceAll(t.Name(), "/", "_")}
+	for _, p := range lists {
+		l := harness.ListObject{Namespace: o.namespace, Name: docName(len(e.docs)), Server: e.lists, Path: p.Path}
+		if err := l.Create(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		e.docs = append(e.docs, envDoc{list: l, entries: harness.Entries{Client: c, Namespace: o.namespace, List: l.Name, Labels: e.labels}})
 	}
-	e.entries = harness.Entries{Client: c, Namespace: o.namespace, List: e.list.Name,
-		Labels: map[string]string{"listkeeper.dev/e2e": strings.ReplaceAll(t.Name(), "/", "_")}}
+	e.list, e.entries = e.docs[0].list, e.docs[0].entries
 	// Each test's replicas are members only of each other: their Leases
 	// live in the test's namespace, so that no replica of another test
 	// (nor a Lease a killed one left behind) holds buckets of this one.
-	e.managerOpts = harness.ManagerOptions{
-		Bin: suite.bins.Manager, Kubeconfig: suite.cluster.Kubeconfig,
-		Args: []string{"--namespace", o.namespace, "--lease-namespace", o.namespace},
+	args := []string{"--namespace", o.namespace, "--lease-namespace", o.namespace}
+	if o.allNamespaces {
+		args = []string{"--lease-namespace", o.namespace, "--cluster-resource-namespace", o.namespace}
 	}
+	e.managerOpts = harness.ManagerOptions{Bin: suite.bins.Manager, Kubeconfig: suite.cluster.Kubeconfig, Args: args}
 	e.managers, err = harness.StartManagers(ctx, e.sup, e.managerOpts, o.replicas)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.list.WaitReady(ctx, c, e.sup, setupTimeout); err != nil {
-		t.Fatal(err)
+	for _, d := range e.docs {
+		if err := d.list.WaitReady(ctx, c, e.sup, setupTimeout); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := harness.WaitMembers(ctx, c, e.sup, o.namespace, e.managers, membership.DefaultBuckets, setupTimeout); err != nil {
 		t.Fatal(err)
@@ -152,6 +208,7 @@ func (e *env) addManager(ctx context.Context) *harness.Manager {
 func (e *env) tearDown() {
 	if e.t.Failed() {
 		e.saveEvidence()
+		e.checkLedgerAfterFailure()
 	}
 	harness.StopManagers(e.managers...)
 	if e.lists != nil {
@@ -164,7 +221,7 @@ func (e *env) saveEvidence() {
 	ctx, cancel := context.WithTimeout(context.Background(), evidenceTimeout)
 	defer cancel()
 	dir := filepath.Join(e.dir, "evidence")
-	ev := harness.Evidence{Cluster: suite.cluster, Managers: e.managers, Logs: e.sup.Logs(), Paths: []string{listPath}}
+	ev := harness.Evidence{Cluster: suite.cluster, Managers: e.managers, Logs: e.sup.Logs(), Paths: append(e.paths(), e.seedOnly...)}
 	if e.lists != nil {
 		ev.Lists = append(ev.Lists, e.lists)
 	}
@@ -177,10 +234,19 @@ func (e *env) saveEvidence() {
 	e.t.Logf("evidence in %s (incomplete: %v)", dir, err)
 }
 
-// keepHistory adds the current list server's history to e.history, before
-// the server is stopped.
+// paths are the paths of the env's documents.
+func (e *env) paths() []string {
+	out := make([]string, len(e.docs))
+	for i, d := range e.docs {
+		out[i] = d.list.Path
+	}
+	return out
+}
+
+// keepHistory adds the current list server's history of the first list
+// to e.history, before the server is stopped.
 func (e *env) keepHistory(ctx context.Context) {
-	h, err := e.lists.History(ctx, listPath)
+	h, err := e.lists.History(ctx, e.list.Path)
 	if err != nil {
 		e.t.Logf("read the list's history before the stop: %v", err)
 		return
@@ -188,38 +254,58 @@ func (e *env) keepHistory(ctx context.Context) {
 	e.history = append(e.history, h...)
 }
 
-// fullHistory returns the list's versions across list server restarts.
-func (e *env) fullHistory(ctx context.Context) ([]fakeapi.Version, error) {
-	h, err := e.lists.History(ctx, listPath)
+// fullHistory returns the versions of the document at path, across list
+// server restarts for the first list's.
+func (e *env) fullHistory(ctx context.Context, path string) ([]fakeapi.Version, error) {
+	h, err := e.lists.History(ctx, path)
 	if err != nil {
 		return nil, err
+	}
+	if path != e.list.Path {
+		return h, nil
 	}
 	return append(append([]fakeapi.Version(nil), e.history...), h...), nil
 }
 
-// snapshot is one look at the entries and the list. The entries are read
-// before the document.
+// snapshot is one look at the entries and the lists. The entries are read
+// before the documents.
 type snapshot struct {
 	at      time.Time
-	entries []v1alpha1.ListEntry
+	entries []v1alpha1.ListEntry // every entry of the env, on any list
 	synced  int
-	doc     harness.Document
-	on      int   // of the names, how many are on the list
-	err     error // why a read failed; the other fields are then partial
+	doc     harness.Document   // the first list's
+	docs    []harness.Document // each list's, in the order of env.docs
+	on      int                // of the names, how many are on the first list
+	err     error              // why a read failed; the other fields are then partial
 }
 
-// observe reads the entries and the list document.
+// observe reads the entries and the lists' documents.
 func (e *env) observe(ctx context.Context, names []string) snapshot {
 	s := snapshot{at: time.Now()}
-	if s.entries, s.err = e.entries.Existing(ctx); s.err != nil {
+	if s.entries, s.err = e.existing(ctx); s.err != nil {
 		return s
 	}
 	s.synced = harness.CountSynced(s.entries)
-	if s.doc, s.err = e.lists.Document(ctx, listPath); s.err != nil {
-		return s
+	for _, d := range e.docs {
+		doc, err := e.lists.Document(ctx, d.list.Path)
+		if err != nil {
+			s.err = err
+			return s
+		}
+		s.docs = append(s.docs, doc)
 	}
+	s.doc = s.docs[0]
 	s.on = harness.Count(names, s.doc.Items)
 	return s
+}
+
+// existing returns every entry of the env, in any namespace.
+func (e *env) existing(ctx context.Context) ([]v1alpha1.ListEntry, error) {
+	var list v1alpha1.ListEntryList
+	if err := suite.cluster.Client.List(ctx, &list, client.MatchingLabels(e.labels)); err != nil {
+		return nil, fmt.Errorf("list ListEntries: %w", err)
+	}
+	return list.Items, nil
 }
 
 // describe says where a snapshot stands, and why a later look failed, for

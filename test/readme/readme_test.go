@@ -95,6 +95,8 @@ func TestReadmeCommands(t *testing.T) {
 				checkHelm(t, c)
 			case strings.HasPrefix(c.text, "kind load docker-image "):
 				checkImages(t, c, strings.Fields(c.text)[3:])
+			case strings.HasPrefix(c.text, "kubectl create namespace "):
+				checkNamespaceName(t, c)
 			case strings.HasPrefix(c.text, "kubectl label namespace "):
 				checkLabels(t, c, strings.Fields(c.text)[4:])
 			case strings.HasPrefix(c.text, "kubectl apply --server-side -f "):

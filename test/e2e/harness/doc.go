@@ -29,7 +29,9 @@ limitations under the License.
 //   - A Supervisor starts child processes, each in its own process group
 //     with its output appended to a log file, and reports the first one that
 //     exits before it was asked to. Proc.Stop sends SIGTERM to the group and
-//     SIGKILL after StopGrace; Proc.Kill sends SIGKILL at once.
+//     SIGKILL after StopGrace; Proc.Kill sends SIGKILL at once; Proc.Pause
+//     and Resume stop and continue it (SIGSTOP, SIGCONT); after
+//     Proc.MayExit its own exit is not an early one.
 //   - StartListServer runs cmd/fakeapi on a fixed address with seeded
 //     documents, an optional state file and history. It can be stopped,
 //     killed and restarted on the same address; its request counters are
@@ -44,7 +46,8 @@ limitations under the License.
 //     The fake server counts its requests apart (fakeapi.Stats.Agents).
 //   - StartManagers runs manager replicas with their own metrics and probe
 //     ports and waits until each is ready; a Manager can be stopped, killed
-//     and restarted with the same flags, and says when it was signalled.
+//     and restarted with the same flags, paused and resumed, and says when
+//     it was signalled.
 //     Scrape reads its Prometheus metrics (ParseMetrics parses the text
 //     format) into ManagerMetrics, summed over restarts: list requests,
 //     writes and batches, reconciles, CPU, and the replica's own Kubernetes
@@ -63,9 +66,13 @@ limitations under the License.
 //     for a list server's document and the Secret with its token, and wait
 //     until the list is Ready.
 //   - Entries creates, deletes and lists a labelled set of ListEntries
-//     concurrently, or one at a time with any ID (CreateHolder); Poll waits for a condition with a bound and stops early
-//     when a child dies; DiffItems, KeepsOrder and Count compare a list
-//     with the wanted IDs; StuckEntries says why entries hold a phase up.
+//     of an ExternalList or a ClusterExternalList concurrently, or one at
+//     a time with any ID (CreateHolder); DeleteUnchanged deletes one with
+//     preconditions on what it just read, so that a finalizer put on
+//     meanwhile holds the deletion up. Poll waits for a condition with a
+//     bound and stops early when a child dies; DiffItems, KeepsOrder and
+//     Count compare a list with the wanted IDs; StuckEntries says why
+//     entries hold a phase up.
 //   - ReadCounters takes the list server's request counters and every
 //     manager's metrics at one moment; the difference of two reads is what
 //     a phase cost (Counters.Requests leaves out the harness's own reads).

@@ -226,6 +226,25 @@ func (m *Manager) end(how func(*Proc)) {
 	}
 }
 
+// Pause stops the replica's process with SIGSTOP (see Proc.Pause); it
+// does not count as a stop or a kill (Signalled).
+func (m *Manager) Pause() error {
+	p := m.Proc()
+	if p == nil {
+		return fmt.Errorf("%s was never started", m.name)
+	}
+	return p.Pause()
+}
+
+// Resume continues the paused replica's process with SIGCONT.
+func (m *Manager) Resume() error {
+	p := m.Proc()
+	if p == nil {
+		return fmt.Errorf("%s was never started", m.name)
+	}
+	return p.Resume()
+}
+
 // Signalled returns when the replica's process was last sent SIGTERM or
 // SIGKILL by Stop, Kill or Restart (after their scrape, so a caller can
 // time what follows the signal); zero before.

@@ -206,13 +206,15 @@ func (p *Proc) ExitErr() error {
 
 // Stop sends SIGTERM to the child's process group and waits up to
 // StopGrace for it to exit, then kills the group with SIGKILL. Stopping a
-// child that has exited does nothing.
+// child that has exited does nothing. A paused child (Pause) is resumed
+// after the SIGTERM, so that it can act on it.
 func (p *Proc) Stop() {
 	p.stopping.Store(true)
 	if p.Exited() {
 		return
 	}
 	_ = syscall.Kill(-p.Pid(), syscall.SIGTERM)
+	_ = syscall.Kill(-p.Pid(), syscall.SIGCONT)
 	select {
 	case <-p.done:
 		return
@@ -231,6 +233,37 @@ func (p *Proc) Kill() {
 	_ = syscall.Kill(-p.Pid(), syscall.SIGKILL)
 	<-p.done
 }
+
+// Pause stops the child's process group with SIGSTOP: it stays alive,
+// holds its connections and its state, and runs no code until Resume, as a
+// process on a stalled node or in a paused VM would. Pausing a child that
+// has exited does nothing.
+func (p *Proc) Pause() error {
+	if p.Exited() {
+		return nil
+	}
+	if err := syscall.Kill(-p.Pid(), syscall.SIGSTOP); err != nil {
+		return fmt.Errorf("pause %s: %w", p.Name, err)
+	}
+	return nil
+}
+
+// Resume continues a paused child's process group with SIGCONT.
+func (p *Proc) Resume() error {
+	if p.Exited() {
+		return nil
+	}
+	if err := syscall.Kill(-p.Pid(), syscall.SIGCONT); err != nil {
+		return fmt.Errorf("resume %s: %w", p.Name, err)
+	}
+	return nil
+}
+
+// MayExit says that the child may exit by itself from now on, such as a
+// replica that finds, when resumed, that its right to act has ended: its
+// exit is then not an early exit (Supervisor.Died), and ExitErr says how
+// it ended.
+func (p *Proc) MayExit() { p.stopping.Store(true) }
 
 func isClosed(ch <-chan struct{}) bool {
 	select {

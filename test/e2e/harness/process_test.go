@@ -102,6 +102,58 @@ func TestSupervisorReportsEarlyExit(t *testing.T) {
 	sup.StopAll()
 }
 
+func TestPauseResumeMayExit(t *testing.T) {
+	sup := NewSupervisor(t.TempDir())
+	// The child prints a tick every 10 ms: while it is paused, none.
+	p, err := sup.Start("ticker", "/bin/sh", "-c", "i=0; while [ $i -lt 1000 ]; do echo tick; i=$((i+1)); sleep 0.01; done; exit 4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, p.LogPath, "tick")
+	if err := p.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // a tick in flight lands
+	before, _ := os.ReadFile(p.LogPath)
+	time.Sleep(300 * time.Millisecond)
+	after, _ := os.ReadFile(p.LogPath)
+	if len(after) != len(before) {
+		t.Errorf("a paused child went on writing: %d bytes, then %d", len(before), len(after))
+	}
+	if err := p.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for b, _ := os.ReadFile(p.LogPath); len(b) == len(after); b, _ = os.ReadFile(p.LogPath) {
+		if time.Now().After(deadline) {
+			t.Fatal("a resumed child did not write again within 10s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Allowed to exit by itself, it is not an early exit.
+	p.MayExit()
+	_ = p.Pause()
+	p.Stop() // resumes it, so that it ends on SIGTERM well within StopGrace
+	if !p.Exited() || p.ExitErr() == nil {
+		t.Errorf("after Stop of a paused child: exited %v, %v", p.Exited(), p.ExitErr())
+	}
+	if err := sup.Err(); err != nil {
+		t.Errorf("a child that may exit counts as an early exit: %v", err)
+	}
+	q, err := sup.Start("quitter", "/bin/sh", "-c", "sleep 0.1; exit 3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.MayExit()
+	waitClosed(t, q.Done(), 10*time.Second, "the exit")
+	if err := sup.Err(); err != nil {
+		t.Errorf("a child that may exit counts as an early exit: %v", err)
+	}
+	if err := q.ExitErr(); err == nil || !strings.Contains(err.Error(), "exit status 3") {
+		t.Errorf("ExitErr = %v, want exit status 3", err)
+	}
+}
+
 func TestFindPanics(t *testing.T) {
 	dir := t.TempDir()
 	clean := filepath.Join(dir, "clean.log")

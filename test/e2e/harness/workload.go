@@ -32,13 +32,16 @@ import (
 const DefaultWorkers = 16
 
 // Entries is a set of ListEntries that a run creates and deletes: they
-// live in Namespace, point at the ExternalList List and carry Labels; the
-// ID of each one that Create makes is its name, CreateHolder takes any.
-// It is safe for concurrent use.
+// live in Namespace, point at the list List (of kind Kind) and carry
+// Labels; the ID of each one that Create makes is its name, CreateHolder
+// takes any. It is safe for concurrent use.
 type Entries struct {
 	Client    client.Client
 	Namespace string
 	List      string
+	// Kind is the kind of List: an ExternalList in Namespace (the
+	// default) or a ClusterExternalList.
+	Kind v1alpha1.ListKind
 	// Labels mark the entries; Existing and Count select by them. Required.
 	Labels map[string]string
 	// Workers is how many goroutines create or delete at once; default
@@ -70,7 +73,7 @@ func (e Entries) Delete(ctx context.Context, names []string) error {
 func (e Entries) CreateHolder(ctx context.Context, name, id string) (created bool, err error) {
 	le := &v1alpha1.ListEntry{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.Namespace, Labels: e.Labels},
-		Spec:       v1alpha1.ListEntrySpec{ListRef: v1alpha1.ListReference{Name: e.List}, ID: id},
+		Spec:       v1alpha1.ListEntrySpec{ListRef: v1alpha1.ListReference{Kind: e.Kind, Name: e.List}, ID: id},
 	}
 	switch err := e.Client.Create(ctx, le); {
 	case apierrors.IsAlreadyExists(err):
@@ -92,6 +95,53 @@ func (e Entries) DeleteOne(ctx context.Context, name string) (deleted bool, err 
 		return false, fmt.Errorf("delete ListEntry %s: %w", name, err)
 	}
 	return true, nil
+}
+
+// DeleteUnchanged deletes the named ListEntry as it reads it now: the
+// deletion carries the entry's UID and resourceVersion as preconditions,
+// and is tried again, on a fresh read, when the entry changed meanwhile.
+// The API server decides whether a deletion waits for finalizers on the
+// object it read first; without a precondition, a finalizer that another
+// client's patch put on the entry after that read does not hold the
+// deletion up. deleted is false when the entry was already gone; an
+// entry already being deleted counts as deleted.
+func (e Entries) DeleteUnchanged(ctx context.Context, name string) (deleted bool, err error) {
+	for {
+		le := &v1alpha1.ListEntry{}
+		switch err := e.Client.Get(ctx, client.ObjectKey{Namespace: e.Namespace, Name: name}, le); {
+		case apierrors.IsNotFound(err):
+			return false, nil
+		case err != nil:
+			return false, fmt.Errorf("get ListEntry %s: %w", name, err)
+		}
+		if le.DeletionTimestamp != nil {
+			return true, nil
+		}
+		uid, rv := le.UID, le.ResourceVersion
+		switch err := e.Client.Delete(ctx, le, client.Preconditions{UID: &uid, ResourceVersion: &rv}); {
+		case err == nil:
+			return true, nil
+		case apierrors.IsNotFound(err):
+			return false, nil
+		case apierrors.IsConflict(err):
+			continue // changed since the read: read it again
+		default:
+			return false, fmt.Errorf("delete ListEntry %s: %w", name, err)
+		}
+	}
+}
+
+// Gone reports whether the named ListEntry does not exist (an entry
+// being deleted still exists).
+func (e Entries) Gone(ctx context.Context, name string) (bool, error) {
+	le := &v1alpha1.ListEntry{}
+	switch err := e.Client.Get(ctx, client.ObjectKey{Namespace: e.Namespace, Name: name}, le); {
+	case apierrors.IsNotFound(err):
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("get ListEntry %s: %w", name, err)
+	}
+	return false, nil
 }
 
 // Existing returns the set's ListEntries that exist, including those
