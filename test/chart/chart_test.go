@@ -236,6 +236,7 @@ func TestAllToggles(t *testing.T) {
 		t.Errorf("ServiceMonitor endpoints %v: want one with honorLabels, so the per-list namespace label survives", eps)
 	}
 	checkMonitoringContent(t, r, cm)
+	checkAbsentJob(t, r, svc.Name)
 
 	np := one[networkingv1.NetworkPolicy](t, r, "NetworkPolicy")
 	if !equalLabels(np.Spec.PodSelector.MatchLabels, subset(d.Spec.Template.Labels, np.Spec.PodSelector.MatchLabels)) || len(np.Spec.PodSelector.MatchLabels) == 0 {
@@ -250,6 +251,27 @@ func TestAllToggles(t *testing.T) {
 	ensureNamespace(t, watch, nil)
 	applyAndDryRun(t, r, ns)
 	checkRestrictedPod(t, ns, d)
+}
+
+// checkAbsentJob: ListkeeperAbsent looks for the job the ServiceMonitor
+// gives the metrics, the metrics Service's name.
+func checkAbsentJob(t *testing.T, r rendered, job string) {
+	t.Helper()
+	groups, _, _ := unstructured.NestedSlice(r.all("PrometheusRule")[0].Object, "spec", "groups")
+	for _, g := range groups {
+		rules, _ := g.(map[string]any)["rules"].([]any)
+		for _, rule := range rules {
+			m := rule.(map[string]any)
+			if m["alert"] != "ListkeeperAbsent" {
+				continue
+			}
+			if want := `absent(listkeeper_build_info{job="` + job + `"})`; m["expr"] != want {
+				t.Errorf("ListkeeperAbsent: %v, want %s", m["expr"], want)
+			}
+			return
+		}
+	}
+	t.Error("the PrometheusRule has no ListkeeperAbsent")
 }
 
 func subset(m map[string]string, keys map[string]string) map[string]string {

@@ -286,7 +286,7 @@ func TestRulesAndDashboardSelectExportedMetrics(t *testing.T) {
 			}
 		}
 	}
-	if want := 2 * len(lkmonitoring.Rules()[0].Rules); alerts != want {
+	if want := 2 * len(lkmonitoring.Rules(lkmonitoring.RuleOptions{})[0].Rules); alerts != want {
 		t.Errorf("loaded %d rules from the two files, want %d", alerts, want)
 	}
 
