@@ -167,9 +167,29 @@ func TestDashboard(t *testing.T) {
 			GridPos            struct{ H, W, X, Y int } `json:"gridPos"`
 			Targets            []struct{ Expr string }
 		}
+		Templating struct {
+			List []struct{ Name, Definition string }
+		}
 	}
 	if err := json.Unmarshal(raw, &d); err != nil {
 		t.Fatalf("dashboard is not JSON: %v", err)
+	}
+	var names []string
+	for _, v := range d.Templating.List {
+		names = append(names, v.Name)
+	}
+	if got := strings.Join(names, ","); got != "datasource,cluster,job,namespace" {
+		t.Errorf("variables %s, want datasource,cluster,job,namespace", got)
+	}
+	// Every selector of every panel narrows by cluster and job (test/monitoring
+	// checks the same selector by selector with Prometheus's parser).
+	for _, p := range d.Panels {
+		for _, q := range p.Targets {
+			n := strings.Count(q.Expr, "{")
+			if n == 0 || strings.Count(q.Expr, `cluster=~"$cluster"`) != n || strings.Count(q.Expr, `job=~"$job"`) != n {
+				t.Errorf("panel %q: %s does not select by $cluster and $job in each of its %d selectors", p.Title, q.Expr, n)
+			}
+		}
 	}
 	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
 	if err != nil {
