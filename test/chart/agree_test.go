@@ -40,6 +40,7 @@ var managerFlagDefaults = map[string]string{
 	"--leader-elect":              "false",
 	"--metrics-secure":            "true",
 	"--metrics-bind-address":      "0",
+	"--metrics-cert-path":         "",
 	"--health-probe-bind-address": ":8081",
 	"--namespace":                 "",
 	"--allowed-hosts":             "",

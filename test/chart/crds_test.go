@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package chart_test
 
 import (
@@ -65,7 +64,7 @@ func TestCRDs(t *testing.T) {
 		{"off", map[string]any{"crds": map[string]any{"enabled": false}}, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			values := map[string]any{}
+			values := map[string]any{"commonLabels": map[string]any{"example.com/team": "lists"}}
 			for k, v := range tc.values {
 				values[k] = v
 			}
@@ -98,8 +97,8 @@ func TestCRDs(t *testing.T) {
 						t.Errorf("CRD %s: annotation %s=%q lost (config/crd/bases has %q)", crd.GetName(), k, ann[k], v)
 					}
 				}
-				if l := crd.GetLabels(); l["app.kubernetes.io/instance"] != "lk" {
-					t.Errorf("CRD %s: labels %v, want the release's", crd.GetName(), l)
+				if l := crd.GetLabels(); l["app.kubernetes.io/instance"] != "lk" || l["example.com/team"] != "lists" {
+					t.Errorf("CRD %s: labels %v, want the release's and commonLabels", crd.GetName(), l)
 				}
 			}
 		})
