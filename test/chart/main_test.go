@@ -77,11 +77,30 @@ type renderOpts struct {
 }
 
 // renderChart renders the chart as 'helm template --include-crds' does,
-// with the Helm SDK and no cluster.
+// with the Helm SDK and no cluster. The chart's CRDs are templates; a
+// crds/ directory would add its CRDs beside them.
 func renderChart(o renderOpts) (string, error) {
+	rel, err := dryRunInstall(o)
+	if err != nil {
+		return "", err
+	}
+	return rel.Manifest, nil
+}
+
+// renderNotes renders the chart's NOTES.txt as helm install prints it.
+func renderNotes(o renderOpts) (string, error) {
+	rel, err := dryRunInstall(o)
+	if err != nil {
+		return "", err
+	}
+	return rel.Info.Notes, nil
+}
+
+// dryRunInstall runs helm install --dry-run=client with the Helm SDK.
+func dryRunInstall(o renderOpts) (*release.Release, error) {
 	ch, err := loader.Load(chartDir())
 	if err != nil {
-		return "", fmt.Errorf("load chart: %w", err)
+		return nil, fmt.Errorf("load chart: %w", err)
 	}
 	cfg := action.NewConfiguration(action.ConfigurationSetLogger(slog.NewTextHandler(io.Discard, nil)))
 	in := action.NewInstall(cfg)
@@ -95,7 +114,7 @@ func renderChart(o renderOpts) (string, error) {
 		kv = "v1.37.2"
 	}
 	if in.KubeVersion, err = common.ParseKubeVersion(kv); err != nil {
-		return "", err
+		return nil, err
 	}
 	vals := o.values
 	if vals == nil {
@@ -103,13 +122,13 @@ func renderChart(o renderOpts) (string, error) {
 	}
 	rel, err := in.Run(ch, vals)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	r, ok := rel.(*release.Release)
 	if !ok {
-		return "", fmt.Errorf("helm returned a %T, not a *release.Release", rel)
+		return nil, fmt.Errorf("helm returned a %T, not a *release.Release", rel)
 	}
-	return r.Manifest, nil
+	return r, nil
 }
 
 // rendered is the chart's output, parsed.
