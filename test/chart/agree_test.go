@@ -149,6 +149,20 @@ func TestKustomizeAndChartAgree(t *testing.T) {
 	if kr, hr := rulesOf(t, k, "Role", "-membership-role"), rulesOf(t, h, "Role", "-membership"); !reflect.DeepEqual(kr, hr) {
 		t.Errorf("membership rules differ:\nkustomize %+v\nchart     %+v", kr, hr)
 	}
+	// What namespace users get through the built-in view and edit roles.
+	for _, role := range []string{"view", "edit"} {
+		suffix, label := "-aggregate-to-"+role, "rbac.authorization.k8s.io/aggregate-to-"+role
+		if kr, hr := rulesOf(t, k, "ClusterRole", suffix), rulesOf(t, h, "ClusterRole", suffix); !reflect.DeepEqual(kr, hr) {
+			t.Errorf("aggregate-to-%s rules differ:\nkustomize %+v\nchart     %+v", role, kr, hr)
+		}
+		for _, r := range []rendered{k, h} {
+			for _, o := range r.all("ClusterRole") {
+				if strings.HasSuffix(o.GetName(), suffix) && o.GetLabels()[label] != "true" {
+					t.Errorf("ClusterRole %s lacks the label %s: \"true\"", o.GetName(), label)
+				}
+			}
+		}
+	}
 
 	// The chart's CRDs are config/crd/bases, byte for byte.
 	for _, name := range []string{"listkeeper.dev_clusterexternallists.yaml", "listkeeper.dev_externallists.yaml", "listkeeper.dev_listentries.yaml"} {

@@ -161,8 +161,9 @@ func TestDefaults(t *testing.T) {
 	got := kinds(r)
 	want := map[string]int{
 		"CustomResourceDefinition": 3, "ServiceAccount": 1, "Deployment": 1, "PodDisruptionBudget": 1, "Service": 1,
-		// manager, metrics-auth, metrics-reader; manager, metrics-auth
-		"ClusterRole": 3, "ClusterRoleBinding": 2,
+		// manager, metrics-auth, metrics-reader, aggregate-to-view,
+		// aggregate-to-edit; manager, metrics-auth
+		"ClusterRole": 5, "ClusterRoleBinding": 2,
 		// membership (Leases) in the release namespace
 		"Role": 1, "RoleBinding": 1,
 	}
@@ -490,6 +491,7 @@ func TestValuesRefused(t *testing.T) {
 		{"an unknown secret access", map[string]any{"secretAccess": "list"}, "secretAccess"},
 		{"a misspelt CRD toggle", map[string]any{"crds": map[string]any{"keepp": true}}, "keepp"},
 		{"a CRD toggle that is no boolean", map[string]any{"crds": map[string]any{"enabled": "yes"}}, "/crds/enabled"},
+		{"a misspelt RBAC toggle", map[string]any{"rbac": map[string]any{"aggregated": true}}, "aggregated"},
 		{"a common label that is no string", map[string]any{"commonLabels": map[string]any{"tier": 1}}, "commonLabels"},
 		{"a volume mount without a path", map[string]any{"volumeMounts": []any{map[string]any{"name": "x"}}}, "mountPath"},
 		{"a relative certificate path", map[string]any{"metrics": map[string]any{"certPath": "certs"}}, "certPath"},
