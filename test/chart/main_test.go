@@ -142,6 +142,16 @@ func render(t *testing.T, o renderOpts) rendered {
 	if err != nil {
 		t.Fatalf("render the chart: %v", err)
 	}
+	r := parse(t, manifest)
+	if len(r.objs) == 0 {
+		t.Fatal("the chart rendered no objects")
+	}
+	return r
+}
+
+// parse splits a release manifest into its objects.
+func parse(t *testing.T, manifest string) rendered {
+	t.Helper()
 	var r rendered
 	for _, part := range strings.Split(manifest, "\n---") {
 		if len(bytes.TrimSpace([]byte(part))) == 0 {
@@ -155,9 +165,6 @@ func render(t *testing.T, o renderOpts) rendered {
 			continue
 		}
 		r.objs = append(r.objs, obj)
-	}
-	if len(r.objs) == 0 {
-		t.Fatal("the chart rendered no objects")
 	}
 	return r
 }
