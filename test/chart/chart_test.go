@@ -505,6 +505,12 @@ func TestValuesRefused(t *testing.T) {
 			"tlsConfig": map[string]any{"serverName": "x"}}}, "metrics.certPath"},
 		{"a token over plain http", map[string]any{"metrics": map[string]any{"secure": false}, "serviceMonitor": map[string]any{"enabled": true,
 			"authorization": map[string]any{"credentials": map[string]any{"name": "t", "key": "token"}}}}, "metrics.secure"},
+		{"a certificate Secret and a certificate path", map[string]any{"metrics": map[string]any{"certSecret": "c", "certPath": "/certs"},
+			"volumeMounts": []any{map[string]any{"name": "c", "mountPath": "/certs"}}, "volumes": []any{map[string]any{"name": "c", "emptyDir": map[string]any{}}}}, "exclude each other"},
+		{"a certificate Secret over plain http", map[string]any{"metrics": map[string]any{"certSecret": "c", "secure": false}}, "metrics.secure"},
+		{"a certificate Secret that is no name", map[string]any{"metrics": map[string]any{"certSecret": "Metrics_Cert"}}, "certSecret"},
+		{"a certificate Secret the ServiceMonitor cannot verify", map[string]any{"metrics": map[string]any{"certSecret": "c"},
+			"serviceMonitor": map[string]any{"enabled": true}}, "serviceMonitor.tlsConfig"},
 		{"a ServiceMonitor namespace that is no name", map[string]any{"serviceMonitor": map[string]any{"namespace": "Monitoring"}}, "namespace"},
 	}
 	for _, tc := range tests {

@@ -44,6 +44,18 @@ first of the extra dicts winning, over the labels of every object.
 {{- toYaml (merge $labels (include "listkeeper.labels" (first .) | fromYaml)) }}
 {{- end }}
 
+{{/*
+The directory of the metrics certificate (--metrics-cert-path), or "":
+metrics.certSecret's mount, or metrics.certPath.
+*/}}
+{{- define "listkeeper.metricsCertPath" -}}
+{{- if and .Values.metrics.enabled .Values.metrics.certSecret -}}
+/etc/listkeeper/metrics-cert
+{{- else if .Values.metrics.enabled -}}
+{{- .Values.metrics.certPath -}}
+{{- end -}}
+{{- end }}
+
 {{/* Labels that select the manager's pods. */}}
 {{- define "listkeeper.selectorLabels" -}}
 app.kubernetes.io/name: {{ include "listkeeper.name" . }}
