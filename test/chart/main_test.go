@@ -45,10 +45,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/listkeeper/listkeeper/internal/testenv"
 )
+
+// helmUser is the envtest user Helm's client acts as.
+const helmUser = "helm"
 
 var (
 	env  *testenv.Env
@@ -58,7 +62,9 @@ var (
 // TestMain starts a control plane without CRDs: the tests install the
 // chart's own, as helm would.
 func TestMain(m *testing.M) {
-	os.Exit(testenv.Main(m, testenv.Options{}, func(e *testenv.Env) error {
+	// helm is a cluster administrator with a kubeconfig, for the tests that
+	// run Helm's own client against the control plane.
+	os.Exit(testenv.Main(m, testenv.Options{Users: []envtest.User{{Name: helmUser, Groups: []string{"system:masters"}}}}, func(e *testenv.Env) error {
 		env = e
 		var err error
 		root, err = testenv.RepoRoot()
