@@ -59,14 +59,16 @@ manifests: controller-gen ## Generate the CRDs (config/crd/bases) and the RBAC r
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd:allowDangerousTypes=false webhook paths="./api/..." paths="./internal/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	@$(MAKE) --no-print-directory -s chart-crds chart-rbac
 
-# The Helm chart carries copies of generated files: helm installs CRDs from
-# crds/ only, and templates read files only from inside the chart.
+# The Helm chart carries copies of generated files, since templates read
+# files only from inside the chart. Its CRDs are templates (templates/crds.yaml
+# renders files/crds), not crds/, which helm never upgrades.
 CHART_DIR ?= charts/listkeeper
 
 .PHONY: chart-crds
-chart-crds: ## Copy the CRDs of config/crd/bases into the Helm chart's crds/ (part of manifests).
-	rm -f $(CHART_DIR)/crds/*.yaml
-	cp config/crd/bases/*.yaml $(CHART_DIR)/crds/
+chart-crds: ## Copy the CRDs of config/crd/bases into the Helm chart's files/crds, which templates/crds.yaml renders (part of manifests).
+	mkdir -p $(CHART_DIR)/files/crds
+	rm -f $(CHART_DIR)/files/crds/*.yaml
+	cp config/crd/bases/*.yaml $(CHART_DIR)/files/crds/
 
 .PHONY: chart-rbac
 chart-rbac: ## Copy the manager's generated role (config/rbac/role.yaml) into the Helm chart (part of manifests).

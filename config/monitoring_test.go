@@ -18,6 +18,7 @@ package config_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"testing"
 
@@ -73,6 +74,18 @@ func TestMonitoringRenders(t *testing.T) {
 	if !portFound || ep["scheme"] != "https" || ep["honorLabels"] != true {
 		t.Errorf("ServiceMonitor endpoint %v: want the Service's port (%v) over https with honorLabels", ep, ports)
 	}
+	// The Prometheus Operator names the job after the Service unless
+	// jobLabel says otherwise: ListkeeperAbsent must look for that job.
+	if jobLabel, ok := sm.Object["spec"].(map[string]any)["jobLabel"]; ok || ep["relabelings"] != nil {
+		t.Errorf("ServiceMonitor jobLabel %v, relabelings %v: the job would not be the Service's name", jobLabel, ep["relabelings"])
+	}
+	if service.GetName() != monitoring.KustomizeJob {
+		t.Errorf("the metrics Service is %s; the alerts look for job %s", service.GetName(), monitoring.KustomizeJob)
+	}
+	groups, _, _ := unstructured.NestedSlice(rule.Object, "spec", "groups")
+	if !bytes.Contains(mustJSON(t, groups), []byte(`absent(listkeeper_build_info{job=\"`+service.GetName()+`\"})`)) {
+		t.Errorf("the PrometheusRule has no ListkeeperAbsent for job %s", service.GetName())
+	}
 
 	docs := split(t, render(t, "grafana"))
 	if len(docs) != 1 || docs[0].obj.GetKind() != "ConfigMap" || docs[0].obj.GetLabels()["grafana_dashboard"] != "1" {
@@ -86,4 +99,13 @@ func TestMonitoringRenders(t *testing.T) {
 	if !bytes.Equal([]byte(data["listkeeper-dashboard.json"]), want) {
 		t.Error("the ConfigMap's dashboard differs from " + monitoring.DashboardPath)
 	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

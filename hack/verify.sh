@@ -22,7 +22,7 @@ for m in . test/monitoring; do
   fi
 done
 
-generated=(config/crd/bases config/rbac/role.yaml api/v1alpha1/zz_generated.deepcopy.go charts/listkeeper/crds charts/listkeeper/files/manager-role.yaml
+generated=(config/crd/bases config/rbac/role.yaml api/v1alpha1/zz_generated.deepcopy.go charts/listkeeper/files/crds charts/listkeeper/files/manager-role.yaml
   config/prometheus config/grafana charts/listkeeper/files/rules.yaml charts/listkeeper/files/dashboard.json
   docs/api.md)
 snap=$(mktemp -d)

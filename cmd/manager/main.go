@@ -41,6 +41,7 @@ import (
 type options struct {
 	metricsAddr     string
 	metricsSecure   bool
+	metricsCertPath string
 	probeAddr       string
 	leaderElect     bool
 	maxConcurrent   int
@@ -75,6 +76,7 @@ type options struct {
 func (o *options) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "0", "Address of the metrics endpoint (:8443 for HTTPS, :8080 for HTTP); 0 disables it.")
 	fs.BoolVar(&o.metricsSecure, "metrics-secure", true, "Serve metrics over HTTPS with authentication and authorization.")
+	fs.StringVar(&o.metricsCertPath, "metrics-cert-path", "", "Directory holding the metrics server's certificate and key, "+metricsCertName+" and "+metricsKeyName+" (e.g. a mounted cert-manager Secret), reloaded when they change; empty: a self-signed certificate.")
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz probes; 0 disables them.")
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "Elect a leader. Off by default: every replica is active and correct.")
 	fs.IntVar(&o.maxConcurrent, "max-concurrent-reconciles", controller.DefaultMaxConcurrentReconciles, "Workers of the ExternalList and ClusterExternalList controllers.")
@@ -179,6 +181,9 @@ func run() error {
 		fmt.Println(version.String("manager"))
 		return nil
 	}
+	if err := o.checkMetricsCert(); err != nil {
+		return err
+	}
 	ctrl.SetLogger(newLogger(&zapOpts, os.Stderr))
 	log := ctrl.Log.WithName("setup")
 	if err := setMemoryLimit(log); err != nil {
@@ -270,6 +275,9 @@ func managerOptions(o *options, scheme *runtime.Scheme) ctrl.Options {
 	}
 	if o.metricsSecure {
 		mo.Metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	if o.metricsCertPath != "" {
+		mo.Metrics.CertDir, mo.Metrics.CertName, mo.Metrics.KeyName = o.metricsCertPath, metricsCertName, metricsKeyName
 	}
 	// A read of a kind nothing watches fails at once instead of starting an
 	// informer: with --namespace, ClusterExternalLists are not served and

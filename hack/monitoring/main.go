@@ -31,15 +31,18 @@ import (
 
 func main() {
 	root := flag.String("root", ".", "repository root to write into")
+	var o monitoring.Options
+	flag.DurationVar(&o.ListStaleAfter, "list-stale-after", monitoring.DefaultListStaleAfter,
+		"age of a list's last resync at which ListkeeperListStale fires (at least three times the longest spec.resyncInterval)")
 	flag.Parse()
-	if err := write(*root); err != nil {
+	if err := write(*root, o); err != nil {
 		fmt.Fprintln(os.Stderr, "monitoring:", err)
 		os.Exit(1)
 	}
 }
 
-func write(root string) error {
-	files, err := monitoring.Files()
+func write(root string, o monitoring.Options) error {
+	files, err := monitoring.Files(o)
 	if err != nil {
 		return err
 	}

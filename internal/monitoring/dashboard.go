@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/listkeeper/listkeeper/internal/metrics"
 )
@@ -28,16 +29,59 @@ import (
 // that links to it keep working.
 const DashboardUID = "listkeeper"
 
-// Grafana template variables the panel queries use. A checker substitutes
-// them before parsing a query as PromQL.
+// Grafana template variables the panel queries use. Every selector of
+// every panel matches cluster=~"$cluster" and job=~"$job"; the per-list
+// ones also namespace=~"$namespace". A checker substitutes
+// VarRateInterval before parsing a query as PromQL.
 const (
+	// VarCluster selects the clusters (the cluster label that a
+	// multi-cluster Prometheus, Thanos or Mimir adds; multi, "All", which
+	// also matches series without one).
+	VarCluster = "$cluster"
+	// VarJob selects the installations: the job of each one's scrape target
+	// (multi, "All").
+	VarJob = "$job"
 	// VarNamespace selects the ExternalLists' namespaces (multi, "All").
 	VarNamespace = "$namespace"
 	// VarRateInterval is Grafana's built-in rate window.
 	VarRateInterval = "$__rate_interval"
-	// namespaceVarMetric is what the namespace variable's values come from.
-	namespaceVarMetric = metrics.ListReadyName
 )
+
+// Variable is one of the dashboard's query variables: the values of Label
+// on the series Selector selects.
+type Variable struct {
+	// Name is the variable's name, without the $.
+	Name string
+	// Title is its label in Grafana.
+	Title string
+	// Label is the series label whose values the variable offers.
+	Label string
+	// Metric is the metric the values come from.
+	Metric string
+	// Selector selects Metric's series, narrowed by the variables above
+	// this one.
+	Selector string
+}
+
+// Query is the variable's Grafana query.
+func (v Variable) Query() string { return fmt.Sprintf("label_values(%s, %s)", v.Selector, v.Label) }
+
+// Variables are the dashboard's query variables, in the order Grafana
+// shows them, each narrowed by those before it.
+func Variables() []Variable {
+	return []Variable{
+		{Name: "cluster", Title: "Cluster", Label: "cluster", Metric: metrics.BuildInfoName, Selector: metrics.BuildInfoName},
+		{Name: "job", Title: "Job", Label: "job", Metric: metrics.BuildInfoName,
+			Selector: fmt.Sprintf(`%s{cluster=~"%s"}`, metrics.BuildInfoName, VarCluster)},
+		{Name: "namespace", Title: "Namespace", Label: "namespace", Metric: metrics.ListReadyName, Selector: sel(metrics.ListReadyName)},
+	}
+}
+
+// sel selects metric in the chosen clusters and jobs, with more matchers.
+func sel(metric string, matchers ...string) string {
+	all := append([]string{fmt.Sprintf(`cluster=~"%s"`, VarCluster), fmt.Sprintf(`job=~"%s"`, VarJob)}, matchers...)
+	return fmt.Sprintf("%s{%s}", metric, strings.Join(all, ", "))
+}
 
 // Query is one PromQL query of a panel.
 type Query struct {
@@ -65,7 +109,7 @@ type Panel struct {
 	Wide bool
 }
 
-func ns(metric string) string { return fmt.Sprintf(`%s{namespace=~"%s"}`, metric, VarNamespace) }
+func ns(metric string) string { return sel(metric, fmt.Sprintf(`namespace=~"%s"`, VarNamespace)) }
 
 func perListNS(metric string) string { return fmt.Sprintf("max by (namespace, name) (%s)", ns(metric)) }
 
@@ -102,38 +146,38 @@ func Panels() []Panel {
 		{
 			Title: "Write outcomes", Type: "timeseries", Unit: "ops",
 			Question: "How many read-modify-write cycles per second are written, unchanged, lost to other writers (conflict), ambiguous or failed, across all replicas?",
-			Queries:  []Query{{Expr: fmt.Sprintf("sum by (result) (%s)", rate(metrics.ListWritesName)), Legend: "{{result}}"}},
+			Queries:  []Query{{Expr: fmt.Sprintf("sum by (result) (%s)", rate(sel(metrics.ListWritesName))), Legend: "{{result}}"}},
 		},
 		{
 			Title: "Conflict ratio", Type: "timeseries", Unit: "percentunit",
 			Question: "What share of PUTs lose to another writer (412)? High means heavy contention on the same lists.",
 			Queries: []Query{{Expr: fmt.Sprintf(`sum(%s) / sum(%s)`,
-				rate(metrics.ListWritesName+`{result="conflict"}`), rate(metrics.ListWritesName+`{result=~"written|conflict"}`)), Legend: "conflict / (written + conflict)"}},
+				rate(sel(metrics.ListWritesName, `result="conflict"`)), rate(sel(metrics.ListWritesName, `result=~"written|conflict"`))), Legend: "conflict / (written + conflict)"}},
 		},
 		{
 			Title: "Change latency", Type: "timeseries", Unit: "s",
 			Question: "How long does a change take from submission to commit on the list (50th and 99th percentile)?",
 			Queries: []Query{
-				{Expr: fmt.Sprintf("histogram_quantile(0.5, sum by (le) (%s))", rate(metrics.ChangeDurationName+"_bucket")), Legend: "p50"},
-				{Expr: fmt.Sprintf("histogram_quantile(0.99, sum by (le) (%s))", rate(metrics.ChangeDurationName+"_bucket")), Legend: "p99"},
+				{Expr: fmt.Sprintf("histogram_quantile(0.5, sum by (le) (%s))", rate(sel(metrics.ChangeDurationName+"_bucket"))), Legend: "p50"},
+				{Expr: fmt.Sprintf("histogram_quantile(0.99, sum by (le) (%s))", rate(sel(metrics.ChangeDurationName+"_bucket"))), Legend: "p99"},
 			},
 		},
 		{
 			Title: "List server latency", Type: "timeseries", Unit: "s",
 			Question: "How fast do the list servers answer GET and PUT (99th percentile, until the response headers)?",
 			Queries: []Query{{Expr: fmt.Sprintf("histogram_quantile(0.99, sum by (le, method) (%s))",
-				rate(metrics.RequestDurationName+"_bucket")), Legend: "p99 {{method}}"}},
+				rate(sel(metrics.RequestDurationName+"_bucket"))), Legend: "p99 {{method}}"}},
 		},
 		{
 			Title: "List server answers", Type: "timeseries", Unit: "reqps",
 			Question: "Which status codes do the list servers answer with (0: no answer), per method? 5xx or 0 means the list API is failing; 401/403 means credentials.",
-			Queries:  []Query{{Expr: fmt.Sprintf("sum by (method, code) (%s)", rate(metrics.HTTPRequestsName)), Legend: "{{method}} {{code}}"}},
+			Queries:  []Query{{Expr: fmt.Sprintf("sum by (method, code) (%s)", rate(sel(metrics.HTTPRequestsName))), Legend: "{{method}} {{code}}"}},
 		},
 		{
 			Title: "Changes per write", Type: "timeseries", Unit: "short",
 			Question: "How many changes does one PUT carry on average? Above 1 means combining saves writes.",
 			Queries: []Query{{Expr: fmt.Sprintf("sum(%s) / sum(%s)",
-				rate(metrics.BatchSizeName+"_sum"), rate(metrics.BatchSizeName+"_count")), Legend: "changes per PUT"}},
+				rate(sel(metrics.BatchSizeName+"_sum")), rate(sel(metrics.BatchSizeName+"_count"))), Legend: "changes per PUT"}},
 		},
 		{
 			Title: "Entries per list", Type: "timeseries", Unit: "short",
@@ -143,7 +187,7 @@ func Panels() []Panel {
 		{
 			Title: "Versions", Type: "table", Unit: "short", Wide: true,
 			Question: "Which versions of the manager run, and how many replicas run each?",
-			Queries:  []Query{{Expr: fmt.Sprintf("count by (version, revision, goversion) (%s)", metrics.BuildInfoName), Legend: "replicas", Instant: true}},
+			Queries:  []Query{{Expr: fmt.Sprintf("count by (version, revision, goversion) (%s)", sel(metrics.BuildInfoName)), Legend: "replicas", Instant: true}},
 		},
 	}
 }
@@ -190,16 +234,8 @@ func Dashboard() ([]byte, error) {
 		"editable":    true, "schemaVersion": 39, "version": 1, "refresh": "30s",
 		"time":     map[string]string{"from": "now-6h", "to": "now"},
 		"timezone": "browser", "graphTooltip": 1,
-		"templating": map[string]any{"list": []any{
-			map[string]any{"name": "datasource", "label": "Data source", "type": "datasource", "query": "prometheus"},
-			map[string]any{
-				"name": "namespace", "label": "Namespace", "type": "query", "datasource": datasource,
-				"query":      map[string]string{"query": NamespaceVariableQuery(), "refId": "namespace"},
-				"definition": NamespaceVariableQuery(), "refresh": 2, "multi": true, "includeAll": true,
-				"allValue": ".*", "current": map[string]any{"text": "All", "value": "$__all"}, "sort": 1,
-			},
-		}},
-		"panels": panels,
+		"templating": map[string]any{"list": templating(datasource)},
+		"panels":     panels,
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -211,10 +247,17 @@ func Dashboard() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// NamespaceVariableQuery is the Grafana query of the namespace variable.
-func NamespaceVariableQuery() string {
-	return fmt.Sprintf("label_values(%s, namespace)", namespaceVarMetric)
+// templating is the data source variable and the query Variables, each
+// multi-valued with "All" (.*, which also matches a missing label) chosen.
+func templating(datasource map[string]string) []any {
+	list := []any{map[string]any{"name": "datasource", "label": "Data source", "type": "datasource", "query": "prometheus"}}
+	for _, v := range Variables() {
+		list = append(list, map[string]any{
+			"name": v.Name, "label": v.Title, "type": "query", "datasource": datasource,
+			"query":      map[string]string{"query": v.Query(), "refId": v.Name},
+			"definition": v.Query(), "refresh": 2, "multi": true, "includeAll": true,
+			"allValue": ".*", "current": map[string]any{"text": "All", "value": "$__all"}, "sort": 1,
+		})
+	}
+	return list
 }
-
-// NamespaceVariableMetric is the metric the namespace variable reads.
-func NamespaceVariableMetric() string { return namespaceVarMetric }

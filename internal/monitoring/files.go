@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"sigs.k8s.io/yaml"
 )
@@ -51,8 +52,17 @@ var MetricsServiceSelector = map[string]string{
 	"control-plane":          "controller-manager",
 }
 
-// Files renders every generated file, by path.
-func Files() (map[string][]byte, error) {
+// Options are the knobs of the generated files (hack/monitoring's flags).
+// The zero value means the defaults, which are what is committed.
+type Options struct {
+	// ListStaleAfter is RuleOptions.ListStaleAfter of every rule file.
+	ListStaleAfter time.Duration
+}
+
+// Files renders every generated file, by path. Each rule file selects the
+// job of the ServiceMonitor it ships with: config/prometheus's KustomizeJob,
+// the chart's ChartJob.
+func Files(o Options) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	add := func(path, header string, v any) error {
 		b, err := yaml.Marshal(v)
@@ -62,11 +72,11 @@ func Files() (map[string][]byte, error) {
 		files[path] = append([]byte(generatedHeader+header), b...)
 		return nil
 	}
-	groups := map[string]any{"groups": Rules()}
+	groups := map[string]any{"groups": Rules(RuleOptions{Job: ChartJob, ListStaleAfter: o.ListStaleAfter})}
 	if err := add(ChartRulesPath, "# listkeeper's alert rules in Prometheus rule-file format, for the Helm chart.\n", groups); err != nil {
 		return nil, err
 	}
-	if err := add(PrometheusRulePath, "# listkeeper's alert rules for the Prometheus Operator.\n", prometheusRule()); err != nil {
+	if err := add(PrometheusRulePath, "# listkeeper's alert rules for the Prometheus Operator.\n", prometheusRule(RuleOptions{Job: KustomizeJob, ListStaleAfter: o.ListStaleAfter})); err != nil {
 		return nil, err
 	}
 	if err := add(ServiceMonitorPath, serviceMonitorComment, serviceMonitor()); err != nil {
@@ -102,7 +112,7 @@ func Files() (map[string][]byte, error) {
 
 // Paths returns the generated files' paths, sorted.
 func Paths() ([]string, error) {
-	files, err := Files()
+	files, err := Files(Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +133,7 @@ const grafanaComment = `# The Grafana dashboard as a ConfigMap labelled grafana_
 #   kubectl apply -k config/grafana
 `
 
-func prometheusRule() map[string]any {
+func prometheusRule(o RuleOptions) map[string]any {
 	labels := maps.Clone(commonLabels)
 	labels["prometheus"] = "k8s"
 	labels["role"] = "alert-rules"
@@ -131,7 +141,7 @@ func prometheusRule() map[string]any {
 		"apiVersion": "monitoring.coreos.com/v1",
 		"kind":       "PrometheusRule",
 		"metadata":   map[string]any{"name": "alerts", "namespace": "system", "labels": labels},
-		"spec":       map[string]any{"groups": Rules()},
+		"spec":       map[string]any{"groups": Rules(o)},
 	}
 }
 

@@ -41,7 +41,7 @@ func repoRoot(t *testing.T) string {
 // TestGeneratedFilesUpToDate: the committed files are what Files renders
 // (hack/verify.sh checks the same in make test; this says which file).
 func TestGeneratedFilesUpToDate(t *testing.T) {
-	files, err := Files()
+	files, err := Files(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestRulesAreComplete(t *testing.T) {
 	}
 	severities := map[string]bool{SeverityInfo: true, SeverityWarning: true, SeverityCritical: true}
 	seen := map[string]bool{}
-	for _, g := range Rules() {
+	for _, g := range Rules(RuleOptions{}) {
 		for _, r := range g.Rules {
 			if seen[r.Alert] {
 				t.Errorf("alert %s defined twice", r.Alert)
@@ -93,10 +93,61 @@ func TestRulesAreComplete(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"ListkeeperListNotReady", "ListkeeperWriteErrors", "ListkeeperHighConflictRatio",
-		"ListkeeperSlowChanges", "ListkeeperEntriesStuckTerminating"} {
+	for _, want := range []string{"ListkeeperAbsent", "ListkeeperListNotReady", "ListkeeperListStale", "ListkeeperWriteErrors",
+		"ListkeeperHighConflictRatio", "ListkeeperSlowChanges", "ListkeeperEntriesStuckTerminating"} {
 		if !seen[want] {
 			t.Errorf("alert %s missing", want)
+		}
+	}
+}
+
+// TestRuleOptions: the job and the staleness threshold reach the
+// expressions, the zero value means the defaults, and each rule file
+// selects the job of the ServiceMonitor it ships with.
+func TestRuleOptions(t *testing.T) {
+	exprs := func(o RuleOptions) map[string]string {
+		out := map[string]string{}
+		for _, r := range Rules(o)[0].Rules {
+			out[r.Alert] = r.Expr
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name             string
+		o                RuleOptions
+		absent, staleGT  string
+		staleDescription string
+	}{
+		{"defaults", RuleOptions{}, `absent(listkeeper_build_info{job="listkeeper-controller-manager-metrics-service"})`, "> 1800", "more than 30m:"},
+		{"set", RuleOptions{Job: "team-a-listkeeper-metrics", ListStaleAfter: 3 * time.Hour},
+			`absent(listkeeper_build_info{job="team-a-listkeeper-metrics"})`, "> 10800", "more than 3h:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := exprs(tc.o)
+			if e["ListkeeperAbsent"] != tc.absent {
+				t.Errorf("ListkeeperAbsent: %q, want %q", e["ListkeeperAbsent"], tc.absent)
+			}
+			if !strings.HasSuffix(e["ListkeeperListStale"], tc.staleGT) {
+				t.Errorf("ListkeeperListStale: %q, want it to end with %q", e["ListkeeperListStale"], tc.staleGT)
+			}
+			for _, r := range Rules(tc.o)[0].Rules {
+				if r.Alert == "ListkeeperListStale" && !strings.Contains(r.Annotations["description"], tc.staleDescription) {
+					t.Errorf("ListkeeperListStale description %q does not say %q", r.Annotations["description"], tc.staleDescription)
+				}
+			}
+		})
+	}
+	if DefaultListStaleAfter != 30*time.Minute {
+		t.Errorf("DefaultListStaleAfter = %s; the README's runbook says 30m", DefaultListStaleAfter)
+	}
+
+	files, err := Files(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, job := range map[string]string{PrometheusRulePath: KustomizeJob, ChartRulesPath: ChartJob} {
+		if want := `job="` + job + `"`; !bytes.Contains(files[path], []byte(want)) {
+			t.Errorf("%s does not select %s", path, want)
 		}
 	}
 }
@@ -116,9 +167,29 @@ func TestDashboard(t *testing.T) {
 			GridPos            struct{ H, W, X, Y int } `json:"gridPos"`
 			Targets            []struct{ Expr string }
 		}
+		Templating struct {
+			List []struct{ Name, Definition string }
+		}
 	}
 	if err := json.Unmarshal(raw, &d); err != nil {
 		t.Fatalf("dashboard is not JSON: %v", err)
+	}
+	var names []string
+	for _, v := range d.Templating.List {
+		names = append(names, v.Name)
+	}
+	if got := strings.Join(names, ","); got != "datasource,cluster,job,namespace" {
+		t.Errorf("variables %s, want datasource,cluster,job,namespace", got)
+	}
+	// Every selector of every panel narrows by cluster and job (test/monitoring
+	// checks the same selector by selector with Prometheus's parser).
+	for _, p := range d.Panels {
+		for _, q := range p.Targets {
+			n := strings.Count(q.Expr, "{")
+			if n == 0 || strings.Count(q.Expr, `cluster=~"$cluster"`) != n || strings.Count(q.Expr, `job=~"$job"`) != n {
+				t.Errorf("panel %q: %s does not select by $cluster and $job in each of its %d selectors", p.Title, q.Expr, n)
+			}
+		}
 	}
 	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
 	if err != nil {

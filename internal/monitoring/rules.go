@@ -19,7 +19,9 @@ package monitoring
 import (
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/metrics"
 )
 
@@ -64,6 +66,58 @@ const (
 	SlowChangeSeconds = 30
 )
 
+// Jobs of the manager's scrape targets. The Prometheus Operator names a
+// ServiceMonitor's job after the Service it scrapes (neither ServiceMonitor
+// sets jobLabel).
+const (
+	// KustomizeJob is the job of config/prometheus's ServiceMonitor: the
+	// metrics Service of config/default.
+	KustomizeJob = "listkeeper-controller-manager-metrics-service"
+	// ChartJob is the job of the Helm chart's ServiceMonitor for a release
+	// named listkeeper: its Service <fullname>-metrics. The chart's
+	// templates/prometheusrule.yaml replaces it with its own release's.
+	ChartJob = "listkeeper-metrics"
+)
+
+// DefaultListStaleAfter is how old a list's last resync may grow before
+// ListkeeperListStale fires: three resyncs at the default resyncInterval.
+// The interval is per list and not exported, so a list that sets a longer
+// one needs a RuleOptions.ListStaleAfter of at least three times it.
+const DefaultListStaleAfter = 3 * v1alpha1.DefaultResyncInterval
+
+// RuleOptions are what the generated rules depend on besides the metrics.
+// The zero value means the defaults.
+type RuleOptions struct {
+	// Job is the job label of the manager's metrics, which ListkeeperAbsent
+	// wants present. Default: KustomizeJob.
+	Job string
+	// ListStaleAfter is the age of a list's last resync at which
+	// ListkeeperListStale fires. Default: DefaultListStaleAfter.
+	ListStaleAfter time.Duration
+}
+
+func (o RuleOptions) withDefaults() RuleOptions {
+	if o.Job == "" {
+		o.Job = KustomizeJob
+	}
+	if o.ListStaleAfter <= 0 {
+		o.ListStaleAfter = DefaultListStaleAfter
+	}
+	return o
+}
+
+// shortDuration writes d as Prometheus durations read: 30m, 2h, 90s.
+func shortDuration(d time.Duration) string {
+	switch {
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	default:
+		return fmt.Sprintf("%ds", d/time.Second)
+	}
+}
+
 // runbook returns the README anchor of an alert: its heading under
 // "## Operations" is the alert's name, and GitHub anchors are lower case.
 func runbook(alert string) string { return RunbookBase + "#" + Anchor(alert) }
@@ -93,10 +147,22 @@ func writes(results, window string) string {
 }
 
 // Rules are listkeeper's alerting rules.
-func Rules() []RuleGroup {
+func Rules(o RuleOptions) []RuleGroup {
+	o = o.withDefaults()
 	return []RuleGroup{{
 		Name: "listkeeper",
 		Rules: []Rule{
+			{
+				Alert:  "ListkeeperAbsent",
+				Expr:   fmt.Sprintf(`absent(%s{job=%q})`, metrics.BuildInfoName, o.Job),
+				For:    "10m",
+				Labels: map[string]string{"severity": SeverityCritical},
+				Annotations: map[string]string{
+					"summary":     "No listkeeper manager is scraped",
+					"description": fmt.Sprintf("Prometheus has had no metrics of job {{ $labels.job }} for 10 minutes: no manager replica runs, or none can be scraped. Nothing reconciles ListEntries meanwhile; IDs that should come off lists stay on them. `kubectl get deploy,pods -A -l app.kubernetes.io/name=listkeeper` shows the replicas; %s is 1 on every replica that serves metrics.", metrics.BuildInfoName),
+					"runbook_url": runbook("ListkeeperAbsent"),
+				},
+			},
 			{
 				Alert:  "ListkeeperListNotReady",
 				Expr:   perList(metrics.ListReadyName) + " == 0",
@@ -106,6 +172,17 @@ func Rules() []RuleGroup {
 					"summary":     "ExternalList {{ $labels.namespace }}/{{ $labels.name }} is not Ready",
 					"description": "The ExternalList {{ $labels.namespace }}/{{ $labels.name }} has not been Ready for 10 minutes: its document cannot be read or written. `kubectl describe xl -n {{ $labels.namespace }} {{ $labels.name }}` shows the reason; listkeeper_list_ready carries it in its reason label.",
 					"runbook_url": runbook("ListkeeperListNotReady"),
+				},
+			},
+			{
+				Alert:  "ListkeeperListStale",
+				Expr:   fmt.Sprintf("time() - %s > %d", perList(metrics.ListLastSyncName), int(o.ListStaleAfter.Seconds())),
+				For:    "10m",
+				Labels: map[string]string{"severity": SeverityWarning},
+				Annotations: map[string]string{
+					"summary":     "ExternalList {{ $labels.namespace }}/{{ $labels.name }} has not been resynced for long",
+					"description": fmt.Sprintf("The last resync of the ExternalList {{ $labels.namespace }}/{{ $labels.name }} was {{ $value | humanizeDuration }} ago, more than %s: drift on the list is neither corrected nor reported. `kubectl get xl -n {{ $labels.namespace }} {{ $labels.name }} -o yaml` shows status.lastSyncTime and the conditions.", shortDuration(o.ListStaleAfter)),
+					"runbook_url": runbook("ListkeeperListStale"),
 				},
 			},
 			{

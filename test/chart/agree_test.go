@@ -40,6 +40,7 @@ var managerFlagDefaults = map[string]string{
 	"--leader-elect":              "false",
 	"--metrics-secure":            "true",
 	"--metrics-bind-address":      "0",
+	"--metrics-cert-path":         "",
 	"--health-probe-bind-address": ":8081",
 	"--namespace":                 "",
 	"--allowed-hosts":             "",
@@ -148,13 +149,27 @@ func TestKustomizeAndChartAgree(t *testing.T) {
 	if kr, hr := rulesOf(t, k, "Role", "-membership-role"), rulesOf(t, h, "Role", "-membership"); !reflect.DeepEqual(kr, hr) {
 		t.Errorf("membership rules differ:\nkustomize %+v\nchart     %+v", kr, hr)
 	}
+	// What namespace users get through the built-in view and edit roles.
+	for _, role := range []string{"view", "edit"} {
+		suffix, label := "-aggregate-to-"+role, "rbac.authorization.k8s.io/aggregate-to-"+role
+		if kr, hr := rulesOf(t, k, "ClusterRole", suffix), rulesOf(t, h, "ClusterRole", suffix); !reflect.DeepEqual(kr, hr) {
+			t.Errorf("aggregate-to-%s rules differ:\nkustomize %+v\nchart     %+v", role, kr, hr)
+		}
+		for _, r := range []rendered{k, h} {
+			for _, o := range r.all("ClusterRole") {
+				if strings.HasSuffix(o.GetName(), suffix) && o.GetLabels()[label] != "true" {
+					t.Errorf("ClusterRole %s lacks the label %s: \"true\"", o.GetName(), label)
+				}
+			}
+		}
+	}
 
 	// The chart's CRDs are config/crd/bases, byte for byte.
 	for _, name := range []string{"listkeeper.dev_clusterexternallists.yaml", "listkeeper.dev_externallists.yaml", "listkeeper.dev_listentries.yaml"} {
 		a, errA := os.ReadFile(filepath.Join(root, "config", "crd", "bases", name))
-		b, errB := os.ReadFile(filepath.Join(chartDir(), "crds", name))
+		b, errB := os.ReadFile(filepath.Join(chartDir(), "files", "crds", name))
 		if errA != nil || errB != nil || !bytes.Equal(a, b) {
-			t.Errorf("charts/listkeeper/crds/%s differs from config/crd/bases (run make manifests): %v %v", name, errA, errB)
+			t.Errorf("charts/listkeeper/files/crds/%s differs from config/crd/bases (run make manifests): %v %v", name, errA, errB)
 		}
 	}
 }

@@ -17,7 +17,9 @@ limitations under the License.
 package chart_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -37,14 +39,28 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// monitoringNamespace is where allToggles puts the ServiceMonitor, apart
+// from the release.
+const monitoringNamespace = "lk-monitoring"
+
 // allToggles turns every optional part of the chart on and watches one
-// namespace.
+// namespace. The metrics are served with a certificate from a Secret, which
+// the ServiceMonitor verifies.
 func allToggles(watch string) map[string]any {
 	return map[string]any{
 		"watchNamespace": watch,
 		"allowedHosts":   []any{"*.lists.example.com", "fakeapi.listkeeper-demo.svc.cluster.local"},
 		"extraArgs":      []any{"--request-timeout=20s"},
-		"serviceMonitor": map[string]any{"enabled": true, "labels": map[string]any{"release": "prom"}},
+		"commonLabels":   map[string]any{"example.com/cost-center": "lists", "app.kubernetes.io/name": "not-the-chart's"},
+		"volumes":        []any{map[string]any{"name": "metrics-cert", "secret": map[string]any{"secretName": "listkeeper-metrics-cert"}}},
+		"volumeMounts":   []any{map[string]any{"name": "metrics-cert", "mountPath": "/etc/listkeeper/metrics-cert", "readOnly": true}},
+		"metrics":        map[string]any{"certPath": "/etc/listkeeper/metrics-cert"},
+		"serviceMonitor": map[string]any{"enabled": true, "labels": map[string]any{"release": "prom"}, "namespace": monitoringNamespace,
+			"tlsConfig": map[string]any{"ca": map[string]any{"secret": map[string]any{"name": "listkeeper-metrics-cert", "key": "ca.crt"}},
+				"serverName": "lkt-listkeeper-metrics.lk-toggles.svc"},
+			"authorization":     map[string]any{"type": "Bearer", "credentials": map[string]any{"name": "prometheus-listkeeper-token", "key": "token"}},
+			"relabelings":       []any{map[string]any{"sourceLabels": []any{"__meta_kubernetes_pod_node_name"}, "targetLabel": "node"}},
+			"metricRelabelings": []any{map[string]any{"sourceLabels": []any{"__name__"}, "regex": "go_.*", "action": "drop"}}},
 		"prometheusRule": map[string]any{"enabled": true},
 		"dashboard":      map[string]any{"enabled": true},
 		"podAnnotations": map[string]any{"example.com/team": "lists"},
@@ -145,8 +161,9 @@ func TestDefaults(t *testing.T) {
 	got := kinds(r)
 	want := map[string]int{
 		"CustomResourceDefinition": 3, "ServiceAccount": 1, "Deployment": 1, "PodDisruptionBudget": 1, "Service": 1,
-		// manager, metrics-auth, metrics-reader; manager, metrics-auth
-		"ClusterRole": 3, "ClusterRoleBinding": 2,
+		// manager, metrics-auth, metrics-reader, aggregate-to-view,
+		// aggregate-to-edit; manager, metrics-auth
+		"ClusterRole": 5, "ClusterRoleBinding": 2,
 		// membership (Leases) in the release namespace
 		"Role": 1, "RoleBinding": 1,
 	}
@@ -233,9 +250,12 @@ func TestAllToggles(t *testing.T) {
 
 	eps, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")
 	if len(eps) != 1 || eps[0].(map[string]any)["honorLabels"] != true {
-		t.Errorf("ServiceMonitor endpoints %v: want one with honorLabels, so the per-list namespace label survives", eps)
+		t.Fatalf("ServiceMonitor endpoints %v: want one with honorLabels, so the per-list namespace label survives", eps)
 	}
+	checkServiceMonitorCertificate(t, r, sm, eps[0].(map[string]any), ns)
 	checkMonitoringContent(t, r, cm)
+	checkAbsentJob(t, r, svc.Name)
+	checkCommonLabels(t, r, map[string]string{"example.com/cost-center": "lists"})
 
 	np := one[networkingv1.NetworkPolicy](t, r, "NetworkPolicy")
 	if !equalLabels(np.Spec.PodSelector.MatchLabels, subset(d.Spec.Template.Labels, np.Spec.PodSelector.MatchLabels)) || len(np.Spec.PodSelector.MatchLabels) == 0 {
@@ -248,8 +268,103 @@ func TestAllToggles(t *testing.T) {
 
 	installMonitoringCRDs(t)
 	ensureNamespace(t, watch, nil)
+	ensureNamespace(t, monitoringNamespace, nil)
 	applyAndDryRun(t, r, ns)
 	checkRestrictedPod(t, ns, d)
+}
+
+// checkServiceMonitorCertificate: with metrics.certPath, the manager is
+// given the mounted certificate and the ServiceMonitor verifies it with the
+// tlsConfig given, never insecureSkipVerify, and presents the token of
+// serviceMonitor.authorization instead of a token file (OpenShift's
+// user-workload monitoring refuses both), from its own namespace, where it
+// selects the metrics Service of the release namespace.
+func checkServiceMonitorCertificate(t *testing.T, r rendered, sm *unstructured.Unstructured, ep map[string]any, ns string) {
+	t.Helper()
+	values := allToggles("")
+	d := one[appsv1.Deployment](t, r, "Deployment")
+	c := managerContainer(t, d)
+	certPath := values["metrics"].(map[string]any)["certPath"].(string)
+	if !slices.Contains(c.Args, "--metrics-cert-path="+certPath) {
+		t.Errorf("manager args %q lack --metrics-cert-path=%s", c.Args, certPath)
+	}
+	if len(c.VolumeMounts) != 1 || c.VolumeMounts[0].MountPath != certPath || len(d.Spec.Template.Spec.Volumes) != 1 ||
+		d.Spec.Template.Spec.Volumes[0].Secret == nil || d.Spec.Template.Spec.Volumes[0].Secret.SecretName != "listkeeper-metrics-cert" {
+		t.Errorf("volumeMounts %+v, volumes %+v: want the certificate's Secret at %s", c.VolumeMounts, d.Spec.Template.Spec.Volumes, certPath)
+	}
+
+	want := values["serviceMonitor"].(map[string]any)
+	if sm.GetNamespace() != monitoringNamespace {
+		t.Errorf("ServiceMonitor in %q, want serviceMonitor.namespace %q", sm.GetNamespace(), monitoringNamespace)
+	}
+	if names, _, _ := unstructured.NestedStringSlice(sm.Object, "spec", "namespaceSelector", "matchNames"); !slices.Equal(names, []string{ns}) {
+		t.Errorf("ServiceMonitor namespaceSelector %v, want the release namespace %s", names, ns)
+	}
+	if ep["scheme"] != "https" || !equalJSON(ep["tlsConfig"], want["tlsConfig"]) {
+		t.Errorf("endpoint scheme %v, tlsConfig %v; want https and %v", ep["scheme"], ep["tlsConfig"], want["tlsConfig"])
+	}
+	if _, ok := ep["bearerTokenFile"]; ok || !equalJSON(ep["authorization"], want["authorization"]) {
+		t.Errorf("endpoint bearerTokenFile %v, authorization %v; want no file and %v", ep["bearerTokenFile"], ep["authorization"], want["authorization"])
+	}
+	for _, k := range []string{"relabelings", "metricRelabelings"} {
+		if !equalJSON(ep[k], want[k]) {
+			t.Errorf("endpoint %s %v, want %v", k, ep[k], want[k])
+		}
+	}
+}
+
+// equalJSON compares two values as JSON documents.
+func equalJSON(a, b any) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
+}
+
+// checkAbsentJob: ListkeeperAbsent looks for the job the ServiceMonitor
+// gives the metrics, the metrics Service's name.
+func checkAbsentJob(t *testing.T, r rendered, job string) {
+	t.Helper()
+	groups, _, _ := unstructured.NestedSlice(r.all("PrometheusRule")[0].Object, "spec", "groups")
+	for _, g := range groups {
+		rules, _ := g.(map[string]any)["rules"].([]any)
+		for _, rule := range rules {
+			m := rule.(map[string]any)
+			if m["alert"] != "ListkeeperAbsent" {
+				continue
+			}
+			if want := `absent(listkeeper_build_info{job="` + job + `"})`; m["expr"] != want {
+				t.Errorf("ListkeeperAbsent: %v, want %s", m["expr"], want)
+			}
+			return
+		}
+	}
+	t.Error("the PrometheusRule has no ListkeeperAbsent")
+}
+
+// checkCommonLabels: every object carries the commonLabels, and the
+// chart's own labels win over them.
+func checkCommonLabels(t *testing.T, r rendered, common map[string]string) {
+	t.Helper()
+	for _, o := range r.objs {
+		labels := o.GetLabels()
+		for k, v := range common {
+			if labels[k] != v {
+				t.Errorf("%s %s: label %s=%q, want commonLabels' %q", o.GetKind(), o.GetName(), k, labels[k], v)
+			}
+		}
+		if labels["app.kubernetes.io/name"] != "listkeeper" {
+			t.Errorf("%s %s: app.kubernetes.io/name=%q; the chart's own label must win over commonLabels", o.GetKind(), o.GetName(), labels["app.kubernetes.io/name"])
+		}
+	}
+	d := one[appsv1.Deployment](t, r, "Deployment")
+	for k, v := range common {
+		if d.Spec.Template.Labels[k] != v {
+			t.Errorf("the manager's pods: label %s=%q, want commonLabels' %q", k, d.Spec.Template.Labels[k], v)
+		}
+	}
+	if !equalLabels(d.Spec.Selector.MatchLabels, subset(d.Spec.Template.Labels, d.Spec.Selector.MatchLabels)) {
+		t.Errorf("the Deployment selects %v; its pods carry %v", d.Spec.Selector.MatchLabels, d.Spec.Template.Labels)
+	}
 }
 
 func subset(m map[string]string, keys map[string]string) map[string]string {
@@ -374,6 +489,29 @@ func TestValuesRefused(t *testing.T) {
 		{"no service account", map[string]any{"serviceAccount": map[string]any{"create": false}}, "serviceAccount.name"},
 		{"a network policy without the API server", map[string]any{"networkPolicy": map[string]any{"enabled": true}}, "networkPolicy.apiServer.cidrs"},
 		{"an unknown secret access", map[string]any{"secretAccess": "list"}, "secretAccess"},
+		{"a misspelt CRD toggle", map[string]any{"crds": map[string]any{"keepp": true}}, "keepp"},
+		{"a CRD toggle that is no boolean", map[string]any{"crds": map[string]any{"enabled": "yes"}}, "/crds/enabled"},
+		{"a misspelt RBAC toggle", map[string]any{"rbac": map[string]any{"aggregated": true}}, "aggregated"},
+		{"a common label that is no string", map[string]any{"commonLabels": map[string]any{"tier": 1}}, "commonLabels"},
+		{"a volume mount without a path", map[string]any{"volumeMounts": []any{map[string]any{"name": "x"}}}, "mountPath"},
+		{"a relative certificate path", map[string]any{"metrics": map[string]any{"certPath": "certs"}}, "certPath"},
+		{"a certificate path nothing is mounted at", map[string]any{"metrics": map[string]any{"certPath": "/certs"}}, "metrics.certPath"},
+		{"a certificate over plain http", map[string]any{"metrics": map[string]any{"certPath": "/certs", "secure": false},
+			"volumeMounts": []any{map[string]any{"name": "c", "mountPath": "/certs"}}, "volumes": []any{map[string]any{"name": "c", "emptyDir": map[string]any{}}}}, "metrics.secure"},
+		{"a certificate the ServiceMonitor cannot verify", map[string]any{"metrics": map[string]any{"certPath": "/certs"},
+			"volumeMounts": []any{map[string]any{"name": "c", "mountPath": "/certs"}}, "volumes": []any{map[string]any{"name": "c", "emptyDir": map[string]any{}}},
+			"serviceMonitor": map[string]any{"enabled": true}}, "serviceMonitor.tlsConfig"},
+		{"a tlsConfig for a self-signed certificate", map[string]any{"serviceMonitor": map[string]any{"enabled": true,
+			"tlsConfig": map[string]any{"serverName": "x"}}}, "metrics.certPath"},
+		{"a token over plain http", map[string]any{"metrics": map[string]any{"secure": false}, "serviceMonitor": map[string]any{"enabled": true,
+			"authorization": map[string]any{"credentials": map[string]any{"name": "t", "key": "token"}}}}, "metrics.secure"},
+		{"a certificate Secret and a certificate path", map[string]any{"metrics": map[string]any{"certSecret": "c", "certPath": "/certs"},
+			"volumeMounts": []any{map[string]any{"name": "c", "mountPath": "/certs"}}, "volumes": []any{map[string]any{"name": "c", "emptyDir": map[string]any{}}}}, "exclude each other"},
+		{"a certificate Secret over plain http", map[string]any{"metrics": map[string]any{"certSecret": "c", "secure": false}}, "metrics.secure"},
+		{"a certificate Secret that is no name", map[string]any{"metrics": map[string]any{"certSecret": "Metrics_Cert"}}, "certSecret"},
+		{"a certificate Secret the ServiceMonitor cannot verify", map[string]any{"metrics": map[string]any{"certSecret": "c"},
+			"serviceMonitor": map[string]any{"enabled": true}}, "serviceMonitor.tlsConfig"},
+		{"a ServiceMonitor namespace that is no name", map[string]any{"serviceMonitor": map[string]any{"namespace": "Monitoring"}}, "namespace"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -26,9 +26,13 @@ limitations under the License.
 // PodDisruptionBudget, the manager's pods pass the "restricted" Pod
 // Security Standard, and with watchNamespace the manager's service account
 // may act in that namespace only (SubjectAccessReviews against RBAC
-// created for real). A last test holds the chart and the kustomize
-// configuration (config/default) to the same manager flags, environment
-// and permissions.
+// created for real), as may the users the aggregated view and edit roles
+// reach. An upgrade from the previous chart (testdata, packaged from git
+// history) carries the new CRDs, in the SDK's memory storage and with
+// Helm's own client against the kube-apiserver (refused without
+// --take-ownership, adopted with it). A last test holds the chart and the
+// kustomize configuration (config/default) to the same manager flags,
+// environment and permissions.
 //
 // # Scope and limitations
 //
@@ -38,4 +42,6 @@ limitations under the License.
 //     that the operator would accept their spec.
 //   - No pod runs: envtest has no kubelet. Pod Security admission is checked
 //     by a dry run of a Pod made from the Deployment's template.
+//   - No kube-controller-manager runs: the tests aggregate ClusterRoles
+//     themselves, as its role aggregation would.
 package chart

@@ -45,10 +45,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/listkeeper/listkeeper/internal/testenv"
 )
+
+// helmUser is the envtest user Helm's client acts as.
+const helmUser = "helm"
 
 var (
 	env  *testenv.Env
@@ -58,7 +62,9 @@ var (
 // TestMain starts a control plane without CRDs: the tests install the
 // chart's own, as helm would.
 func TestMain(m *testing.M) {
-	os.Exit(testenv.Main(m, testenv.Options{}, func(e *testenv.Env) error {
+	// helm is a cluster administrator with a kubeconfig, for the tests that
+	// run Helm's own client against the control plane.
+	os.Exit(testenv.Main(m, testenv.Options{Users: []envtest.User{{Name: helmUser, Groups: []string{"system:masters"}}}}, func(e *testenv.Env) error {
 		env = e
 		var err error
 		root, err = testenv.RepoRoot()
@@ -77,11 +83,30 @@ type renderOpts struct {
 }
 
 // renderChart renders the chart as 'helm template --include-crds' does,
-// with the Helm SDK and no cluster.
+// with the Helm SDK and no cluster. The chart's CRDs are templates; a
+// crds/ directory would add its CRDs beside them.
 func renderChart(o renderOpts) (string, error) {
+	rel, err := dryRunInstall(o)
+	if err != nil {
+		return "", err
+	}
+	return rel.Manifest, nil
+}
+
+// renderNotes renders the chart's NOTES.txt as helm install prints it.
+func renderNotes(o renderOpts) (string, error) {
+	rel, err := dryRunInstall(o)
+	if err != nil {
+		return "", err
+	}
+	return rel.Info.Notes, nil
+}
+
+// dryRunInstall runs helm install --dry-run=client with the Helm SDK.
+func dryRunInstall(o renderOpts) (*release.Release, error) {
 	ch, err := loader.Load(chartDir())
 	if err != nil {
-		return "", fmt.Errorf("load chart: %w", err)
+		return nil, fmt.Errorf("load chart: %w", err)
 	}
 	cfg := action.NewConfiguration(action.ConfigurationSetLogger(slog.NewTextHandler(io.Discard, nil)))
 	in := action.NewInstall(cfg)
@@ -95,7 +120,7 @@ func renderChart(o renderOpts) (string, error) {
 		kv = "v1.37.2"
 	}
 	if in.KubeVersion, err = common.ParseKubeVersion(kv); err != nil {
-		return "", err
+		return nil, err
 	}
 	vals := o.values
 	if vals == nil {
@@ -103,13 +128,13 @@ func renderChart(o renderOpts) (string, error) {
 	}
 	rel, err := in.Run(ch, vals)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	r, ok := rel.(*release.Release)
 	if !ok {
-		return "", fmt.Errorf("helm returned a %T, not a *release.Release", rel)
+		return nil, fmt.Errorf("helm returned a %T, not a *release.Release", rel)
 	}
-	return r.Manifest, nil
+	return r, nil
 }
 
 // rendered is the chart's output, parsed.
@@ -123,6 +148,16 @@ func render(t *testing.T, o renderOpts) rendered {
 	if err != nil {
 		t.Fatalf("render the chart: %v", err)
 	}
+	r := parse(t, manifest)
+	if len(r.objs) == 0 {
+		t.Fatal("the chart rendered no objects")
+	}
+	return r
+}
+
+// parse splits a release manifest into its objects.
+func parse(t *testing.T, manifest string) rendered {
+	t.Helper()
 	var r rendered
 	for _, part := range strings.Split(manifest, "\n---") {
 		if len(bytes.TrimSpace([]byte(part))) == 0 {
@@ -136,9 +171,6 @@ func render(t *testing.T, o renderOpts) rendered {
 			continue
 		}
 		r.objs = append(r.objs, obj)
-	}
-	if len(r.objs) == 0 {
-		t.Fatal("the chart rendered no objects")
 	}
 	return r
 }

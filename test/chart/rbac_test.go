@@ -19,11 +19,18 @@ package chart_test
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // TestWatchNamespaceRBAC installs the chart's RBAC for real with
@@ -165,5 +172,178 @@ func TestSecretAccessGetRBAC(t *testing.T) {
 				t.Error("the manager may no longer watch ListEntries")
 			}
 		})
+	}
+}
+
+// TestAggregatedRoles installs the chart's aggregated ClusterRoles for
+// real, aggregates them into the API server's own view, edit and admin
+// roles, and asks what users bound to those roles in one namespace may do:
+// view reads ListEntries and ExternalLists there, edit also writes
+// ListEntries, and neither edit nor admin writes ExternalLists (SECURITY.md:
+// an ExternalList sends the namespace's Secrets to its author's URL).
+// ClusterExternalLists are cluster-scoped: no namespace role reaches them;
+// view bound cluster-wide reads them, and edit bound cluster-wide still
+// writes none.
+func TestAggregatedRoles(t *testing.T) {
+	env.Require(t)
+	const ns, team, other = "lk-agg", "lk-agg-team", "lk-agg-other"
+	if off := render(t, renderOpts{release: "lka", namespace: ns, values: map[string]any{"rbac": map[string]any{"aggregate": false}}}); len(aggregateRoles(off)) != 0 {
+		t.Errorf("rbac.aggregate=false renders %d aggregated ClusterRoles", len(aggregateRoles(off)))
+	}
+	r := render(t, renderOpts{release: "lka", namespace: ns})
+	roles := aggregateRoles(r)
+	if len(roles) != 2 {
+		t.Fatalf("%d aggregated ClusterRoles rendered, want 2 (view, edit)", len(roles))
+	}
+	for _, n := range []string{ns, team, other} {
+		ensureNamespace(t, n, nil)
+	}
+	createForReal(t, roles...)
+	aggregate(t)
+
+	ctx := context.Background()
+	// dave and erin hold view and edit cluster-wide.
+	for user, role := range map[string]string{"dave": "view", "erin": "edit"} {
+		crb := &rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "lk-agg-" + user + "-" + role},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
+		}
+		if err := env.Client().Create(ctx, crb); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
+	for user, role := range map[string]string{"alice": "view", "bob": "edit", "carol": "admin"} {
+		rb := &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: user + "-" + role, Namespace: team},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
+		}
+		if err := env.Client().Create(ctx, rb); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
+
+	tests := []struct {
+		user, verb, resource, sub, ns string
+		allowed                       bool
+	}{
+		{"alice", "get", "listentries", "", team, true},
+		{"alice", "list", "listentries", "", team, true},
+		{"alice", "watch", "listentries", "", team, true},
+		{"alice", "get", "listentries", "status", team, true},
+		{"alice", "list", "externallists", "", team, true},
+		{"alice", "get", "externallists", "status", team, true},
+		{"alice", "create", "listentries", "", team, false},
+		{"alice", "delete", "listentries", "", team, false},
+		{"alice", "list", "listentries", "", other, false},
+		{"alice", "list", "clusterexternallists", "", "", false},
+
+		{"bob", "list", "listentries", "", team, true},
+		{"bob", "create", "listentries", "", team, true},
+		{"bob", "update", "listentries", "", team, true},
+		{"bob", "patch", "listentries", "", team, true},
+		{"bob", "delete", "listentries", "", team, true},
+		{"bob", "list", "externallists", "", team, true},
+		{"bob", "update", "listentries", "status", team, false},
+		{"bob", "create", "externallists", "", team, false},
+		{"bob", "update", "externallists", "", team, false},
+		{"bob", "delete", "externallists", "", team, false},
+		{"bob", "create", "listentries", "", other, false},
+		{"bob", "create", "clusterexternallists", "", "", false},
+
+		{"dave", "list", "clusterexternallists", "", "", true},
+		{"dave", "get", "clusterexternallists", "status", "", true},
+		{"dave", "list", "listentries", "", other, true},
+		{"dave", "create", "clusterexternallists", "", "", false},
+
+		{"erin", "list", "clusterexternallists", "", "", true},
+		{"erin", "create", "clusterexternallists", "", "", false},
+		{"erin", "update", "clusterexternallists", "", "", false},
+		{"erin", "patch", "clusterexternallists", "", "", false},
+		{"erin", "delete", "clusterexternallists", "", "", false},
+		{"erin", "create", "listentries", "", other, true},
+		{"erin", "create", "externallists", "", other, false},
+
+		{"carol", "create", "listentries", "", team, true},
+		{"carol", "create", "externallists", "", team, false},
+		{"carol", "patch", "externallists", "", team, false},
+	}
+	for _, tc := range tests {
+		name := fmt.Sprintf("%s %s %s.%s in %q", tc.user, tc.verb, tc.resource, tc.sub, tc.ns)
+		t.Run(name, func(t *testing.T) {
+			if got := access(t, tc.user, []string{"system:authenticated"}, tc.ns, tc.verb, "listkeeper.dev", tc.resource, tc.sub, tc.allowed); got != tc.allowed {
+				t.Errorf("allowed = %t, want %t", got, tc.allowed)
+			}
+		})
+	}
+}
+
+// aggregateRoles returns the rendered ClusterRoles that carry an
+// aggregation label.
+func aggregateRoles(r rendered) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, o := range r.all("ClusterRole") {
+		for k := range o.GetLabels() {
+			if strings.HasPrefix(k, "rbac.authorization.k8s.io/aggregate-to-") {
+				out = append(out, o)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// aggregate does what kube-controller-manager's ClusterRole aggregation
+// does, which envtest does not run: every ClusterRole with an
+// aggregationRule (the API server's own admin, edit and view among them)
+// gets the rules of the ClusterRoles its selectors match, until nothing
+// changes (view feeds edit, edit feeds admin).
+func aggregate(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	for round := 0; ; round++ {
+		if round == 10 {
+			t.Fatal("role aggregation did not settle in 10 rounds")
+		}
+		var all rbacv1.ClusterRoleList
+		if err := env.Client().List(ctx, &all); err != nil {
+			t.Fatal(err)
+		}
+		changed := false
+		for i := range all.Items {
+			role := &all.Items[i]
+			if role.AggregationRule == nil {
+				continue
+			}
+			var rules []rbacv1.PolicyRule
+			for _, s := range role.AggregationRule.ClusterRoleSelectors {
+				sel, err := metav1.LabelSelectorAsSelector(&s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, other := range all.Items {
+					if other.Name == role.Name || !sel.Matches(labels.Set(other.Labels)) {
+						continue
+					}
+					for _, rule := range other.Rules {
+						if !slices.ContainsFunc(rules, func(r rbacv1.PolicyRule) bool { return reflect.DeepEqual(r, rule) }) {
+							rules = append(rules, rule)
+						}
+					}
+				}
+			}
+			if reflect.DeepEqual(rules, role.Rules) {
+				continue
+			}
+			role.Rules = rules
+			if err := env.Client().Update(ctx, role); err != nil {
+				t.Fatalf("aggregate into ClusterRole %s: %v", role.Name, err)
+			}
+			changed = true
+		}
+		if !changed {
+			return
+		}
 	}
 }

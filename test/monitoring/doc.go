@@ -15,11 +15,15 @@ limitations under the License.
 */
 
 // Package monitoring checks the generated alert rules and Grafana dashboard
-// (internal/monitoring, make monitoring) with Prometheus's own parsers:
-// every rule loads with rulefmt, every expression and panel query parses
-// with promql/parser, and every metric they select is one the manager
-// really exports, as gathered from controller-runtime's registry after the
-// real controllers ran against a real kube-apiserver (envtest) and the fake
-// list server. It is a module of its own so that Prometheus's server code
-// stays out of the operator's go.mod; make test runs it.
+// (internal/monitoring, make monitoring) with Prometheus's own code: every
+// rule loads with rulefmt, every expression and panel query parses with
+// promql/parser, and every metric they select is one the manager really
+// exports, as gathered from controller-runtime's registry after the real
+// controllers ran against a real kube-apiserver (envtest) and the fake list
+// server. ListkeeperAbsent and ListkeeperListStale are also evaluated as
+// Prometheus's rule manager evaluates them (rules.AlertingRule, minute by
+// minute, with their for durations) over series written in promqltest's
+// load syntax: what fires when, with which labels. It is a module of its
+// own so that Prometheus's server code stays out of the operator's go.mod;
+// make test runs it.
 package monitoring

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/promql/parser"
 	"go.yaml.in/yaml/v3"
@@ -219,9 +220,37 @@ func check(what, expr string, exported map[string]bool) []string {
 	return problems
 }
 
-// grafanaQuery turns a panel query into PromQL the way Grafana does.
+// grafanaQuery turns a panel query into PromQL the way Grafana does with
+// "All" chosen in every variable.
 func grafanaQuery(q string) string {
-	return strings.NewReplacer(lkmonitoring.VarRateInterval, "5m", lkmonitoring.VarNamespace, ".*").Replace(q)
+	return strings.NewReplacer(lkmonitoring.VarRateInterval, "5m", lkmonitoring.VarNamespace, ".*",
+		lkmonitoring.VarCluster, ".*", lkmonitoring.VarJob, ".*").Replace(q)
+}
+
+// narrowed reports every vector selector of expr (a panel query with its
+// variables left in, but for the rate interval) that lacks a matcher
+// label=~"$label" for one of the labels wanted.
+func narrowed(what, expr string, wanted ...string) []string {
+	e, err := parser.NewParser(parser.Options{}).ParseExpr(strings.ReplaceAll(expr, lkmonitoring.VarRateInterval, "5m"))
+	if err != nil {
+		return []string{fmt.Sprintf("%s: %q does not parse: %v", what, expr, err)}
+	}
+	var problems []string
+	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
+		vs, ok := n.(*parser.VectorSelector)
+		if !ok {
+			return nil
+		}
+		for _, l := range wanted {
+			if !slices.ContainsFunc(vs.LabelMatchers, func(m *labels.Matcher) bool {
+				return m.Name == l && m.Type == labels.MatchRegexp && m.Value == "$"+l
+			}) {
+				problems = append(problems, fmt.Sprintf("%s: %s does not match %s=~\"$%s\"", what, vs, l, l))
+			}
+		}
+		return nil
+	})
+	return problems
 }
 
 func repoFile(t *testing.T, path string) []byte {
@@ -286,7 +315,7 @@ func TestRulesAndDashboardSelectExportedMetrics(t *testing.T) {
 			}
 		}
 	}
-	if want := 2 * len(lkmonitoring.Rules()[0].Rules); alerts != want {
+	if want := 2 * len(lkmonitoring.Rules(lkmonitoring.RuleOptions{})[0].Rules); alerts != want {
 		t.Errorf("loaded %d rules from the two files, want %d", alerts, want)
 	}
 
@@ -304,13 +333,22 @@ func TestRulesAndDashboardSelectExportedMetrics(t *testing.T) {
 		for _, q := range p.Targets {
 			queries++
 			problems = append(problems, check("panel "+p.Title, grafanaQuery(q.Expr), names)...)
+			problems = append(problems, narrowed("panel "+p.Title, q.Expr, "cluster", "job")...)
 		}
 	}
 	if queries == 0 {
 		t.Error("the dashboard has no queries")
 	}
-	if !names[lkmonitoring.NamespaceVariableMetric()] {
-		problems = append(problems, "the namespace variable reads "+lkmonitoring.NamespaceVariableMetric()+", which the manager does not export")
+	// Each variable reads an exported metric, narrowed by the variables
+	// before it.
+	var before []string
+	for _, v := range lkmonitoring.Variables() {
+		problems = append(problems, check("variable "+v.Name, grafanaQuery(v.Selector), names)...)
+		if got, err := selected(grafanaQuery(v.Selector)); err == nil && !slices.Equal(got, []string{v.Metric}) {
+			problems = append(problems, fmt.Sprintf("variable %s selects %v, want %s", v.Name, got, v.Metric))
+		}
+		problems = append(problems, narrowed("variable "+v.Name, v.Selector, before...)...)
+		before = append(before, v.Name)
 	}
 	for _, p := range problems {
 		t.Error(p)
@@ -332,5 +370,8 @@ func TestCheckerCatchesMistakes(t *testing.T) {
 	}
 	if p := check("grafana", grafanaQuery(`sum(rate(listkeeper_nope{namespace=~"$namespace"}[$__rate_interval]))`), names); len(p) != 1 {
 		t.Errorf("a panel query naming an unknown metric was not flagged: %v", p)
+	}
+	if p := narrowed("narrowed", `sum(rate(listkeeper_list_ready{cluster=~"$cluster", job=~"$job"}[$__rate_interval])) / sum(listkeeper_list_ready{cluster=~"$cluster"})`, "cluster", "job"); len(p) != 1 {
+		t.Errorf("a selector without job=~\"$job\" was not flagged once: %v", p)
 	}
 }

@@ -20,12 +20,40 @@ Both are cut to 63 characters, the limit of a DNS label.
 {{- end }}
 {{- end }}
 
-{{/* Labels of every object. */}}
+{{/*
+Labels of every object: the chart's own, over commonLabels.
+*/}}
 {{- define "listkeeper.labels" -}}
-helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
-{{ include "listkeeper.selectorLabels" . }}
-app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
-app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- $own := dict
+  "helm.sh/chart" (printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-")
+  "app.kubernetes.io/version" .Chart.AppVersion
+  "app.kubernetes.io/managed-by" .Release.Service }}
+{{- $own = merge $own (include "listkeeper.selectorLabels" . | fromYaml) }}
+{{- toYaml (merge $own (deepCopy (default dict .Values.commonLabels))) }}
+{{- end }}
+
+{{/*
+Labels of an object that has labels of its own: (list $ extra...), the
+first of the extra dicts winning, over the labels of every object.
+*/}}
+{{- define "listkeeper.labelsWith" -}}
+{{- $labels := dict }}
+{{- range (rest .) }}
+{{- $labels = merge $labels (deepCopy (default dict .)) }}
+{{- end }}
+{{- toYaml (merge $labels (include "listkeeper.labels" (first .) | fromYaml)) }}
+{{- end }}
+
+{{/*
+The directory of the metrics certificate (--metrics-cert-path), or "":
+metrics.certSecret's mount, or metrics.certPath.
+*/}}
+{{- define "listkeeper.metricsCertPath" -}}
+{{- if and .Values.metrics.enabled .Values.metrics.certSecret -}}
+/etc/listkeeper/metrics-cert
+{{- else if .Values.metrics.enabled -}}
+{{- .Values.metrics.certPath -}}
+{{- end -}}
 {{- end }}
 
 {{/* Labels that select the manager's pods. */}}

@@ -1,0 +1,191 @@
+/*
+Copyright 2026 The listkeeper Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package chart_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/chart/common"
+	"helm.sh/helm/v4/pkg/chart/loader"
+	"helm.sh/helm/v4/pkg/kube"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// TestUpgradeTakesOverCRDsOnCluster runs helm install of the previous chart
+// and helm upgrade to this one with Helm's own client against the
+// kube-apiserver, as the README's upgrade steps say: the previous chart
+// created its CRDs from crds/, outside the release, so a plain upgrade is
+// refused (Helm will not update objects it does not own), and
+// --take-ownership adopts and updates them: afterwards the API server
+// serves ClusterExternalList and ListEntry's listRef.kind, and the CRDs
+// belong to the release and carry helm.sh/resource-policy: keep.
+func TestUpgradeTakesOverCRDsOnCluster(t *testing.T) {
+	env.Require(t)
+	const name, ns = "lku", "lk-upgrade-cluster"
+	ensureNamespace(t, ns, nil)
+	deleteListkeeperCRDs(t)
+	cfg := helmConfig(t, ns)
+
+	prev, err := loader.Load(previousChart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := action.NewInstall(cfg)
+	in.ReleaseName, in.Namespace = name, ns
+	in.WaitStrategy = kube.HookOnlyStrategy
+	if _, err := in.Run(prev, map[string]any{}); err != nil {
+		t.Fatalf("install the previous chart: %v", err)
+	}
+	le := getCRD(t, "listentries.listkeeper.dev")
+	if hasListRefKind(le) {
+		t.Fatal("the previous chart installed a ListEntry CRD with listRef.kind already")
+	}
+	if err := crdClient(t).Get(context.Background(), client.ObjectKey{Name: "clusterexternallists.listkeeper.dev"}, &apiextensionsv1.CustomResourceDefinition{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("ClusterExternalList CRD after installing the previous chart: %v, want NotFound", err)
+	}
+
+	current, err := loader.Load(chartDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := action.NewUpgrade(cfg)
+	up.Namespace = ns
+	up.WaitStrategy = kube.HookOnlyStrategy
+	_, err = up.Run(name, current, map[string]any{})
+	if err == nil || !strings.Contains(err.Error(), "listkeeper.dev") || !strings.Contains(err.Error(), "invalid ownership metadata") {
+		t.Fatalf("a plain upgrade over CRDs from crds/: %v, want a refusal naming them", err)
+	}
+	t.Logf("a plain upgrade is refused: %v", err)
+	if hasListRefKind(getCRD(t, "listentries.listkeeper.dev")) {
+		t.Fatal("the refused upgrade changed the ListEntry CRD")
+	}
+
+	up = action.NewUpgrade(cfg)
+	up.Namespace = ns
+	up.WaitStrategy = kube.HookOnlyStrategy
+	up.TakeOwnership = true
+	if _, err := up.Run(name, current, map[string]any{}); err != nil {
+		t.Fatalf("helm upgrade --take-ownership: %v", err)
+	}
+	for _, n := range []string{"clusterexternallists.listkeeper.dev", "externallists.listkeeper.dev", "listentries.listkeeper.dev"} {
+		crd := getCRD(t, n)
+		if crd.Annotations["meta.helm.sh/release-name"] != name || crd.Annotations["meta.helm.sh/release-namespace"] != ns {
+			t.Errorf("CRD %s: annotations %v, want it owned by release %s/%s", n, crd.Annotations, ns, name)
+		}
+		if crd.Annotations["helm.sh/resource-policy"] != "keep" {
+			t.Errorf("CRD %s: helm.sh/resource-policy %q, want keep", n, crd.Annotations["helm.sh/resource-policy"])
+		}
+	}
+	if !hasListRefKind(getCRD(t, "listentries.listkeeper.dev")) {
+		t.Error("after the upgrade the ListEntry CRD still lacks listRef.kind")
+	}
+	waitEstablished(t, "clusterexternallists.listkeeper.dev", "externallists.listkeeper.dev", "listentries.listkeeper.dev")
+}
+
+// helmConfig is Helm's action configuration for namespace ns, acting as
+// helmUser through its kubeconfig, with releases in Secrets as helm keeps
+// them.
+func helmConfig(t *testing.T, ns string) *action.Configuration {
+	t.Helper()
+	kubeconfig, err := env.Kubeconfig(helmUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := genericclioptions.NewConfigFlags(false)
+	flags.KubeConfig = &kubeconfig
+	flags.Namespace = &ns
+	cfg := action.NewConfiguration(action.ConfigurationSetLogger(slog.NewTextHandler(io.Discard, nil)))
+	if err := cfg.Init(flags, ns, "secret"); err != nil {
+		t.Fatal(err)
+	}
+	// The kube-apiserver built from modules reports v0.0.0-master, which
+	// the charts' kubeVersion (>=1.31) refuses: say what it is.
+	cfg.Capabilities = common.DefaultCapabilities.Copy()
+	kv, err := common.ParseKubeVersion("v1.37.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Capabilities.KubeVersion = *kv
+	return cfg
+}
+
+// deleteListkeeperCRDs deletes the listkeeper CRDs other tests created and
+// waits until they are gone, so that the previous chart creates its own.
+func deleteListkeeperCRDs(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	for _, n := range []string{"clusterexternallists.listkeeper.dev", "externallists.listkeeper.dev", "listentries.listkeeper.dev"} {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		crd.Name = n
+		if err := crdClient(t).Delete(ctx, crd); err != nil && !apierrors.IsNotFound(err) {
+			t.Fatal(err)
+		}
+		if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+			err := crdClient(t).Get(ctx, client.ObjectKey{Name: n}, &apiextensionsv1.CustomResourceDefinition{})
+			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+		}); err != nil {
+			t.Fatalf("CRD %s not gone: %v", n, err)
+		}
+	}
+}
+
+// crdClient is a client that knows CustomResourceDefinitions.
+func crdClient(t *testing.T) client.Client {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(env.Config(), client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func getCRD(t *testing.T, name string) *apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := crdClient(t).Get(context.Background(), client.ObjectKey{Name: name}, crd); err != nil {
+		t.Fatalf("CRD %s: %v", name, err)
+	}
+	return crd
+}
+
+// hasListRefKind: the ListEntry CRD's schema has spec.listRef.kind.
+func hasListRefKind(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	for _, v := range crd.Spec.Versions {
+		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+			continue
+		}
+		if _, ok := v.Schema.OpenAPIV3Schema.Properties["spec"].Properties["listRef"].Properties["kind"]; ok {
+			return true
+		}
+	}
+	return false
+}
