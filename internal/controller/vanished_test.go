@@ -105,6 +105,6 @@ func removeFromEtcd(t *testing.T, entry *v1alpha1.ListEntry) {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
-		return fmt.Errorf("still served: %v", err)
+		return fmt.Errorf("still served: %w", err)
 	})
 }
