@@ -11,18 +11,18 @@ ENVTEST_ASSETS ?= $(LOCALBIN)/k8s
 KUBEBUILDER_ASSETS ?= $(ENVTEST_ASSETS)
 export KUBEBUILDER_ASSETS
 # The oldest supported Kubernetes, for 'make test-compat': kube-apiserver
-# 1.$(COMPAT_KUBE_MINOR) built from hack/tools/kube-apiserver-1.$(COMPAT_KUBE_MINOR) into
-# COMPAT_ASSETS, beside a copy of bin/k8s's etcd (etcd 3.6 serves 1.31 too).
-# A COMPAT_KUBEBUILDER_ASSETS that is already set wins (and nothing is built).
+# 1.$(COMPAT_KUBE_MINOR) built from hack/tools/kube-apiserver-1.$(COMPAT_KUBE_MINOR)
+# into COMPAT_ASSETS, beside a copy of bin/k8s's etcd (3.6 serves 1.31 too).
+# A COMPAT_KUBEBUILDER_ASSETS that is already set wins, and nothing is built.
 COMPAT_KUBE_MINOR ?= 31
 COMPAT_ASSETS ?= $(LOCALBIN)/k8s-1.$(COMPAT_KUBE_MINOR)
 COMPAT_KUBEBUILDER_ASSETS ?= $(COMPAT_ASSETS)
-# The packages whose tests start envtest (internal/testenv). Left out:
-# test/e2e (manager processes, minutes of churn; its own control plane),
-# test/monitoring (its own module; Prometheus parsers, one envtest run of
-# the metrics) and the packages that never talk to a kube-apiserver.
+# The packages whose tests start envtest (internal/testenv); test-compat
+# runs the test/monitoring module's tests too. Left out: test/e2e (manager
+# processes, minutes of churn and failover on a control plane of its own)
+# and the packages that never talk to a kube-apiserver.
 COMPAT_PKGS ?= ./api/... ./config/... ./internal/testenv/... ./internal/controller/... \
-	./internal/membership/... ./internal/monitoring/... ./cmd/kubectl-listkeeper/... ./test/chart/...
+	./internal/membership/... ./cmd/kubectl-listkeeper/... ./test/chart/...
 # Azurite (Azure Blob Storage emulator) for the object-store tests, installed
 # with npm from hack/azurite/package-lock.json.
 AZURITE_DIR ?= hack/azurite
@@ -110,13 +110,16 @@ test: verify vet lint envtest-assets build azurite ## Run every test (unit, envt
 	$(GO) test -count=1 -timeout 25m $$($(GO) list ./... | grep -v -e /internal/ -e /cmd/ -e /test/ -e /bench)
 	cd test/monitoring && $(GO) test -count=1 -timeout 10m ./...
 
-# The compat assets are built unless the user named their own.
+# The compat assets are built unless the user named their own. A relative
+# path is made absolute: go test runs each package in its own directory.
 COMPAT_DEPS := $(if $(filter file,$(origin COMPAT_KUBEBUILDER_ASSETS)),compat-assets)
 
 .PHONY: test-compat
-test-compat: $(COMPAT_DEPS) azurite ## Run the envtest suites (COMPAT_PKGS) against the oldest supported Kubernetes, kube-apiserver 1.31, without -race; not test/e2e or test/monitoring.
-	KUBEBUILDER_ASSETS="$(COMPAT_KUBEBUILDER_ASSETS)" LISTKEEPER_WANT_KUBE_MINOR=$(COMPAT_KUBE_MINOR) \
+test-compat: $(COMPAT_DEPS) azurite ## Run the envtest suites (COMPAT_PKGS, test/monitoring) against the oldest supported Kubernetes, kube-apiserver 1.31, without -race; not test/e2e.
+	KUBEBUILDER_ASSETS="$(abspath $(COMPAT_KUBEBUILDER_ASSETS))" LISTKEEPER_WANT_KUBE_MINOR=$(COMPAT_KUBE_MINOR) \
 		$(GO) test -count=1 -timeout 25m $(COMPAT_PKGS)
+	cd test/monitoring && KUBEBUILDER_ASSETS="$(abspath $(COMPAT_KUBEBUILDER_ASSETS))" LISTKEEPER_WANT_KUBE_MINOR=$(COMPAT_KUBE_MINOR) \
+		$(GO) test -count=1 -timeout 10m ./...
 
 .PHONY: soak
 soak: ## Run torture rounds back to back and print totals (ARGS="--duration 10m [--seed N]"); fails on any violation.
