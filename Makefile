@@ -10,6 +10,19 @@ GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s
 KUBEBUILDER_ASSETS ?= $(ENVTEST_ASSETS)
 export KUBEBUILDER_ASSETS
+# The oldest supported Kubernetes, for 'make test-compat': kube-apiserver
+# 1.$(COMPAT_KUBE_MINOR) built from hack/tools/kube-apiserver-1.$(COMPAT_KUBE_MINOR)
+# into COMPAT_ASSETS, beside a copy of bin/k8s's etcd (3.6 serves 1.31 too).
+# A COMPAT_KUBEBUILDER_ASSETS that is already set wins, and nothing is built.
+COMPAT_KUBE_MINOR ?= 31
+COMPAT_ASSETS ?= $(LOCALBIN)/k8s-1.$(COMPAT_KUBE_MINOR)
+COMPAT_KUBEBUILDER_ASSETS ?= $(COMPAT_ASSETS)
+# The packages whose tests start envtest (internal/testenv); test-compat
+# runs the test/monitoring module's tests too. Left out: test/e2e (manager
+# processes, minutes of churn and failover on a control plane of its own)
+# and the packages that never talk to a kube-apiserver.
+COMPAT_PKGS ?= ./api/... ./config/... ./internal/testenv/... ./internal/controller/... \
+	./internal/membership/... ./cmd/kubectl-listkeeper/... ./test/chart/...
 # Azurite (Azure Blob Storage emulator) for the object-store tests, installed
 # with npm from hack/azurite/package-lock.json.
 AZURITE_DIR ?= hack/azurite
@@ -108,6 +121,17 @@ test: verify vet lint envtest-assets build azurite ## Run every test (unit, envt
 	$(GO) test -race -count=1 -timeout 25m $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 25m $$($(GO) list ./... | grep -v -e /internal/ -e /cmd/ -e /test/ -e /bench)
 	cd test/monitoring && $(GO) test -count=1 -timeout 10m ./...
+
+# The compat assets are built unless the user named their own. A relative
+# path is made absolute: go test runs each package in its own directory.
+COMPAT_DEPS := $(if $(filter file,$(origin COMPAT_KUBEBUILDER_ASSETS)),compat-assets)
+
+.PHONY: test-compat
+test-compat: $(COMPAT_DEPS) azurite ## Run the envtest suites (COMPAT_PKGS, test/monitoring) against the oldest supported Kubernetes, kube-apiserver 1.31, without -race; not test/e2e.
+	KUBEBUILDER_ASSETS="$(abspath $(COMPAT_KUBEBUILDER_ASSETS))" LISTKEEPER_WANT_KUBE_MINOR=$(COMPAT_KUBE_MINOR) \
+		$(GO) test -count=1 -timeout 25m $(COMPAT_PKGS)
+	cd test/monitoring && KUBEBUILDER_ASSETS="$(abspath $(COMPAT_KUBEBUILDER_ASSETS))" LISTKEEPER_WANT_KUBE_MINOR=$(COMPAT_KUBE_MINOR) \
+		$(GO) test -count=1 -timeout 10m ./...
 
 .PHONY: soak
 soak: ## Run torture rounds back to back and print totals (ARGS="--duration 10m [--seed N]"); fails on any violation.
@@ -215,9 +239,28 @@ $(GOLANGCI_LINT): hack/tools/golangci-lint/go.mod
 .PHONY: envtest-assets
 envtest-assets: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd ## Build the pinned kube-apiserver and etcd into bin/k8s (first build takes minutes).
 $(ENVTEST_ASSETS)/kube-apiserver: hack/tools/kube-apiserver/go.mod
-	cd hack/tools/kube-apiserver && $(GO) build -o $@ k8s.io/kubernetes/cmd/kube-apiserver
+	$(call build-kube-apiserver,hack/tools/kube-apiserver)
 $(ENVTEST_ASSETS)/etcd: hack/tools/etcd/go.mod hack/tools/etcd/main.go
 	cd hack/tools/etcd && $(GO) build -o $@ .
+
+.PHONY: compat-assets
+compat-assets: $(COMPAT_ASSETS)/kube-apiserver $(COMPAT_ASSETS)/etcd ## Build kube-apiserver 1.31 (hack/tools/kube-apiserver-1.31) into bin/k8s-1.31, beside bin/k8s's etcd (first build takes minutes).
+$(COMPAT_ASSETS)/kube-apiserver: hack/tools/kube-apiserver-1.$(COMPAT_KUBE_MINOR)/go.mod
+	$(call build-kube-apiserver,hack/tools/kube-apiserver-1.$(COMPAT_KUBE_MINOR))
+$(COMPAT_ASSETS)/etcd: $(ENVTEST_ASSETS)/etcd
+	mkdir -p $(@D)
+	cp $< $@
+
+# build-kube-apiserver builds the kube-apiserver of the tool module in
+# directory $(1) into the target, with the version of its k8s.io/kubernetes
+# stamped in: a plain go build reports v0.0.0-master on GET /version, and
+# internal/testenv reads the minor version there (LISTKEEPER_WANT_KUBE_MINOR).
+define build-kube-apiserver
+cd $(1) && v=$$($(GO) list -m -f '{{.Version}}' k8s.io/kubernetes) && \
+	$(GO) build -o $@ -ldflags "-X k8s.io/component-base/version.gitVersion=$$v \
+		-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$$(echo $$v | cut -d. -f2) \
+		-X k8s.io/component-base/version.gitTreeState=clean" k8s.io/kubernetes/cmd/kube-apiserver
+endef
 
 .PHONY: azurite
 azurite: $(AZURITE_DIR)/node_modules/.installed ## Install Azurite 3.35.0 (npm) into hack/azurite for the object-store tests.

@@ -42,6 +42,16 @@ limitations under the License.
 // them ('make test' always does). RepoRoot finds the module root from the
 // working directory, which go test sets to the package's directory.
 //
+// # Kubernetes version
+//
+// Start reads the kube-apiserver's version (GET /version; Env.ServerVersion
+// returns it). When LISTKEEPER_WANT_KUBE_MINOR is set, as 'make
+// test-compat' sets it to 31, a control plane of another minor version is
+// not available, and every test that needs it fails: a compatibility run
+// cannot pass on the newest binaries by mistake. The Makefile stamps the
+// version into the kube-apiserver it builds; one built without it reports
+// v0.0.0 and never matches.
+//
 // # Not available
 //
 // When the binaries are missing or the control plane does not start, Start

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	apiversion "k8s.io/apimachinery/pkg/version"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -64,6 +65,7 @@ type Env struct {
 
 	env         *envtest.Environment
 	cfg         *rest.Config
+	version     *apiversion.Info // what the kube-apiserver reports
 	client      client.Client
 	kubeconfigs map[string]string // user name -> kubeconfig file
 	dir         string            // holds the kubeconfig files
@@ -112,6 +114,9 @@ func (e *Env) start(opts Options) error {
 		cfg.Burst = opts.Burst
 	}
 	e.cfg = cfg
+	if e.version, err = CheckServerVersion(cfg); err != nil {
+		return fmt.Errorf("envtest assets %s: %w", assets, err)
+	}
 
 	scheme, err := newScheme()
 	if err != nil {
@@ -242,6 +247,16 @@ func (e *Env) Config() *rest.Config {
 		return nil
 	}
 	return rest.CopyConfig(e.cfg)
+}
+
+// ServerVersion returns the version the kube-apiserver reports; nil when
+// the control plane is not available. Start has checked it against
+// WantMinorEnv.
+func (e *Env) ServerVersion() *apiversion.Info {
+	if e.Err() != nil {
+		return nil
+	}
+	return e.version
 }
 
 // Client returns a direct (uncached) client as the admin user, whose

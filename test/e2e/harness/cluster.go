@@ -146,9 +146,16 @@ func StartCluster(opts ClusterOptions) (*Cluster, error) {
 			return c, err
 		}
 	}
-	if _, err := c.env.Start(); err != nil {
+	cfg, err := c.env.Start()
+	if err != nil {
 		_ = c.Stop()
 		return c, fmt.Errorf("start kube-apiserver and etcd (envtest, assets %s): %w", opts.Assets, err)
+	}
+	// As every envtest suite does: a run that wants a Kubernetes minor
+	// version (testenv.WantMinorEnv) fails on another.
+	if _, err := testenv.CheckServerVersion(cfg); err != nil {
+		_ = c.Stop()
+		return c, fmt.Errorf("envtest assets %s: %w", opts.Assets, err)
 	}
 	if err := c.connect(filepath.Join(opts.Dir, "kubeconfig"), opts); err != nil {
 		_ = c.Stop()
