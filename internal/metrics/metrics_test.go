@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"github.com/listkeeper/listkeeper/internal/etagclient"
 	"github.com/listkeeper/listkeeper/internal/version"
 )
 
@@ -50,15 +51,11 @@ func histogramCount(t *testing.T, method string) (uint64, float64) {
 }
 
 func TestObserverRequest(t *testing.T) {
-	getsBefore := testutil.ToFloat64(HTTPRequests.WithLabelValues("GET", "200"))
 	nGet, sumGet := histogramCount(t, "GET")
 	nPut, _ := histogramCount(t, "PUT")
 	Observer{}.Request("GET", 200, 30*time.Millisecond)
 	Observer{}.Request("PUT", 412, 70*time.Millisecond)
 	Observer{}.Request("PUT", 0, 2*time.Second)
-	if got := testutil.ToFloat64(HTTPRequests.WithLabelValues("GET", "200")) - getsBefore; got != 1 {
-		t.Errorf("GET 200 counted %v times, want 1", got)
-	}
 	n, sum := histogramCount(t, "GET")
 	if n-nGet != 1 || sum-sumGet < 0.029 || sum-sumGet > 0.031 {
 		t.Errorf("GET latency: %d observations adding %vs, want 1 of 0.03s", n-nGet, sum-sumGet)
@@ -66,6 +63,43 @@ func TestObserverRequest(t *testing.T) {
 	if n, _ := histogramCount(t, "PUT"); n-nPut != 2 {
 		t.Errorf("PUT latency: %d observations, want 2 (answered or not)", n-nPut)
 	}
+}
+
+// TestListObserverCountsUnderItsList: requests and write outcomes are
+// counted under the list the client serves, under the new list once it
+// changes, not at all before it has one, and a forgotten list's series go.
+func TestListObserverCountsUnderItsList(t *testing.T) {
+	a := List{Namespace: "team-a", Name: "allow", Kind: "ExternalList"}
+	b := List{Name: "shared", Kind: "ClusterExternalList"}
+	requests := func(l List, method, code string) float64 {
+		return testutil.ToFloat64(HTTPRequests.WithLabelValues(l.Namespace, l.Name, l.Kind, method, code))
+	}
+	var o ListObserver
+	o.Request("GET", 200, time.Millisecond) // no list yet: not counted
+	o.SetList(a)
+	o.Request("GET", 200, time.Millisecond)
+	o.Request("PUT", 412, time.Millisecond)
+	o.Write(etagclient.WriteConflict)
+	o.SetList(b)
+	o.Request("PUT", 200, time.Millisecond)
+	if got := requests(a, "GET", "200"); got != 1 {
+		t.Errorf("GET 200 of %v counted %v times, want 1", a, got)
+	}
+	if got := requests(a, "PUT", "412"); got != 1 {
+		t.Errorf("PUT 412 of %v counted %v times, want 1", a, got)
+	}
+	if got := requests(b, "PUT", "200"); got != 1 {
+		t.Errorf("PUT 200 of %v counted %v times, want 1", b, got)
+	}
+	if got := testutil.ToFloat64(ListWrites.WithLabelValues(a.Namespace, a.Name, a.Kind, string(etagclient.WriteConflict))); got != 1 {
+		t.Errorf("conflicts of %v: %v, want 1", a, got)
+	}
+	ForgetList(a)
+	if got := requests(a, "GET", "200"); got != 0 {
+		t.Errorf("GET 200 of %v after ForgetList: %v, want a new series at 0", a, got)
+	}
+	ForgetList(a)
+	ForgetList(b)
 }
 
 func TestBuildInfo(t *testing.T) {
