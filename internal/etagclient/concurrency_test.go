@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,6 +23,12 @@ import (
 // original order, and no committed version may ever bring a removed ID back
 // or lose a bystander. The second case injects faults, including writes
 // that commit and then lose their answer.
+//
+// The first two PUTs are made to overlap (see overlapFirstPuts), so the
+// fault-free case meets a 412 and retries after it for certain. The whole
+// run has one deadline, stuckAfter: a cycle that livelocks (retrying
+// without reading again after a 412) fails there, with a message that
+// says so, and not at the package timeout.
 func TestConcurrentReplicas(t *testing.T) {
 	const (
 		replicas   = 3
@@ -48,6 +55,7 @@ func TestConcurrentReplicas(t *testing.T) {
 				fakeapi.WithLatency(0, time.Millisecond),
 				fakeapi.WithSeed(20260102),
 				fakeapi.WithFaults(tt.faults),
+				fakeapi.WithFaultHook(overlapFirstPuts(overlapPatience)),
 				fakeapi.WithHistory(true))
 
 			targetIDs := ids("t", targets, 4)
@@ -92,7 +100,7 @@ func TestConcurrentReplicas(t *testing.T) {
 				failures []failure
 				stillOn  []string // succeeded, but the ID was on the list right after
 			)
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			ctx, cancel := context.WithTimeout(t.Context(), stuckAfter)
 			defer cancel()
 			var wg sync.WaitGroup
 			for r := range replicas {
@@ -121,6 +129,12 @@ func TestConcurrentReplicas(t *testing.T) {
 				}
 			}
 			wg.Wait()
+			if ctx.Err() != nil {
+				// Every Update left waiting failed with the deadline;
+				// the final Read would wait for the same stuck cycle.
+				t.Fatalf("the %d removals did not finish within %v: the cycle is stuck (a livelock such as retrying without a re-read after a 412?); %d Updates failed",
+					targets, stuckAfter, len(failures))
+			}
 
 			if err := e.api.SetFaults(fakeapi.Faults{}); err != nil {
 				t.Fatal(err)
@@ -134,7 +148,7 @@ func TestConcurrentReplicas(t *testing.T) {
 			}
 
 			// The final read, through a client and directly.
-			snap, err := clients[0].Read(context.Background())
+			snap, err := clients[0].Read(ctx)
 			if err != nil {
 				t.Fatalf("final Read: %v", err)
 			}
@@ -168,7 +182,57 @@ func TestConcurrentReplicas(t *testing.T) {
 			if tt.faults != (fakeapi.Faults{}) && sum.Ambiguous.Load() == 0 {
 				t.Errorf("no ambiguous write happened: the fault case did not test what it should")
 			}
+			// Without faults the overlapped pair must end in a 412;
+			// with them, one of the pair may be dropped before it is
+			// judged.
+			if tt.faults == (fakeapi.Faults{}) && (st.Count(http.MethodPut, 412) == 0 || sum.Conflicts.Load() == 0) {
+				t.Errorf("server answered %d PUTs with 412, clients counted %d conflicts: no two writes raced, so the case did not test what it names",
+					st.Count(http.MethodPut, 412), sum.Conflicts.Load())
+			}
 		})
+	}
+}
+
+const (
+	// stuckAfter is how long a concurrency test may run before it is
+	// failed as stuck. A run takes seconds; the margin is for slow,
+	// shared machines.
+	stuckAfter = 60 * time.Second
+	// overlapPatience is how long overlapFirstPuts holds the first PUT
+	// for a second one: far more than the second needs to come, and less
+	// than the client's request timeout, so that a PUT left alone is late
+	// but not ambiguous.
+	overlapPatience = etagclient.DefaultRequestTimeout / 2
+)
+
+// overlapFirstPuts returns a fault hook that holds the first PUT to reach
+// the server until a second PUT has reached it too, then lets both go on.
+// No PUT is processed before the second arrives, so both were sent with
+// the tag of the same version, and at most one of them can commit: the
+// other gets 412 (unless a fault drops it first). That makes the race a
+// concurrency test names happen for certain rather than by luck of
+// scheduling. When no second PUT comes within patience, the first goes on
+// alone, and the test's check for a 412 says that no race happened.
+func overlapFirstPuts(patience time.Duration) fakeapi.FaultHook {
+	var puts atomic.Int32
+	second := make(chan struct{})
+	return func(r *http.Request) fakeapi.Fault {
+		if r.Method != http.MethodPut {
+			return fakeapi.Fault{}
+		}
+		switch puts.Add(1) {
+		case 1:
+			timer := time.NewTimer(patience)
+			defer timer.Stop()
+			select {
+			case <-second:
+			case <-timer.C:
+			case <-r.Context().Done():
+			}
+		case 2:
+			close(second)
+		}
+		return fakeapi.Fault{}
 	}
 }
 
