@@ -74,7 +74,9 @@ func addItem(c *http.Client, url, item string) (answered int, err error) {
 
 // TestConcurrentReadModifyWrite runs many writers against one document,
 // under every profile, and checks that no commit is lost: every version
-// extends the one before by exactly one item, and the counts agree.
+// extends the one before by exactly one item, and the counts agree. The
+// first two PUTs are made to overlap (see overlapFirstPuts), so a write is
+// refused for certain: without faults, the run must show a 409 or 412.
 func TestConcurrentReadModifyWrite(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -102,7 +104,8 @@ func TestConcurrentReadModifyWrite(t *testing.T) {
 func testConcurrentReadModifyWrite(t *testing.T, p fakeapi.Profile, workers, items int, faults fakeapi.Faults, latency time.Duration) {
 	// The weak window would keep every writer out for a second after each
 	// commit.
-	s, ts := start(t, fakeapi.WithProfile(p), fakeapi.WithWeakWindow(0), fakeapi.WithHistory(true), fakeapi.WithFaults(faults), fakeapi.WithLatency(latency, 0))
+	s, ts := start(t, fakeapi.WithProfile(p), fakeapi.WithWeakWindow(0), fakeapi.WithHistory(true), fakeapi.WithFaults(faults), fakeapi.WithLatency(latency, 0),
+		fakeapi.WithFaultHook(overlapFirstPuts(overlapPatience)))
 	mustSet(t, s, listA, `{"items":[]}`)
 	tr := &http.Transport{MaxIdleConnsPerHost: workers}
 	defer tr.CloseIdleConnections()
@@ -165,5 +168,46 @@ func checkNoLostCommits(t *testing.T, s *fakeapi.Server, want int, answered int6
 	if !exact && answered > commits {
 		t.Errorf("%d PUTs answered 2xx, only %d versions committed", answered, commits)
 	}
+	refused := st.Count("PUT", 409) + st.Count("PUT", 412)
 	t.Logf("%d commits, %d answered 2xx, PUT 409: %d, 412: %d, faults %v", commits, answered, st.Count("PUT", 409), st.Count("PUT", 412), st.Faults)
+	// With faults, one of the overlapped pair may be dropped before it is
+	// judged; without, one of them must have been refused.
+	if exact && refused == 0 {
+		t.Errorf("no PUT was refused with 409 or 412: no two writes raced, so the test did not check what it names")
+	}
+}
+
+// overlapPatience is how long overlapFirstPuts holds the first PUT for a
+// second one: far more than the second needs to come.
+const overlapPatience = 5 * time.Second
+
+// overlapFirstPuts returns a fault hook that holds the first PUT to reach
+// the server until a second PUT has reached it too, then lets both go on.
+// No PUT is processed before the second arrives, so both were sent after
+// reading the same version, and at most one of them can commit: the other
+// is refused (unless a fault drops it first). That makes the race happen
+// for certain rather than by luck of scheduling. When no second PUT comes
+// within patience, the first goes on alone, and the check for a refusal
+// says that no race happened.
+func overlapFirstPuts(patience time.Duration) fakeapi.FaultHook {
+	var puts atomic.Int32
+	second := make(chan struct{})
+	return func(r *http.Request) fakeapi.Fault {
+		if r.Method != http.MethodPut {
+			return fakeapi.Fault{}
+		}
+		switch puts.Add(1) {
+		case 1:
+			timer := time.NewTimer(patience)
+			defer timer.Stop()
+			select {
+			case <-second:
+			case <-timer.C:
+			case <-r.Context().Done():
+			}
+		case 2:
+			close(second)
+		}
+		return fakeapi.Fault{}
+	}
 }
