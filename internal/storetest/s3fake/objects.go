@@ -51,7 +51,7 @@ func (s *Server) CreateBucket(name string) error {
 // unconditional PUT does (it waits for writes in flight to that key), and
 // returns its ETag, quoted as S3 sends it. Tests use it to seed a document.
 func (s *Server) PutObject(bucket, key string, body []byte) (etag string, err error) {
-	release, _ := s.locks.acquire(bucket+"/"+key, false)
+	release, _ := s.locks.acquire(bucket+"/"+key, false, nil)
 	defer release()
 	meta := map[string]string{
 		"Content-Type":  "application/octet-stream",

@@ -80,6 +80,14 @@ type FaultHook func(r *http.Request) *Error
 // safe for concurrent use.
 type WriteHook func(r *http.Request)
 
+// OverlapHook is called for an object write that finds another write to
+// the same key in flight (holding the key's lock), before it waits for that
+// write or, under WithConflictOnOverlap(true), is answered 409. A test that
+// holds the first write in its WriteHook waits for this call before letting
+// it go, so that the second write has provably met it. It must be safe for
+// concurrent use.
+type OverlapHook func(r *http.Request)
+
 // Option configures a Server built by New.
 type Option func(*config)
 
@@ -92,6 +100,7 @@ type config struct {
 	conflictOnOverlap bool
 	faultHook         FaultHook
 	writeHook         WriteHook
+	overlapHook       OverlapHook
 }
 
 func defaultConfig() config {
@@ -173,4 +182,9 @@ func WithFaultHook(h FaultHook) Option {
 // WithWriteHook installs a WriteHook. Default none.
 func WithWriteHook(h WriteHook) Option {
 	return func(c *config) { c.writeHook = h }
+}
+
+// WithOverlapHook installs an OverlapHook. Default none.
+func WithOverlapHook(h OverlapHook) Option {
+	return func(c *config) { c.overlapHook = h }
 }

@@ -42,8 +42,10 @@ type keyLock struct {
 }
 
 // acquire locks key and returns the function that unlocks it. With try, it
-// does not wait: ok is false when another request holds the key.
-func (k *keyLocks) acquire(key string, try bool) (release func(), ok bool) {
+// does not wait: ok is false when another request holds the key. When the
+// key is held, contended (if not nil) is called first, before the wait or
+// the refusal.
+func (k *keyLocks) acquire(key string, try bool, contended func()) (release func(), ok bool) {
 	k.mu.Lock()
 	l := k.m[key]
 	if l == nil {
@@ -60,12 +62,14 @@ func (k *keyLocks) acquire(key string, try bool) (release func(), ok bool) {
 		}
 		k.mu.Unlock()
 	}
-	if try {
-		if !l.mu.TryLock() {
+	if !l.mu.TryLock() {
+		if contended != nil {
+			contended()
+		}
+		if try {
 			drop()
 			return nil, false
 		}
-	} else {
 		l.mu.Lock()
 	}
 	return func() { l.mu.Unlock(); drop() }, true
@@ -120,7 +124,11 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, bucket, key st
 	if e != nil {
 		return e
 	}
-	release, ok := s.locks.acquire(bucket+"/"+key, cond != nil && s.cfg.conflictOnOverlap)
+	var contended func()
+	if s.cfg.overlapHook != nil {
+		contended = func() { s.cfg.overlapHook(r) }
+	}
+	release, ok := s.locks.acquire(bucket+"/"+key, cond != nil && s.cfg.conflictOnOverlap, contended)
 	if !ok {
 		return ConditionalRequestConflict()
 	}

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 )
 
 func quotedMD5(b []byte) string {
@@ -104,39 +105,50 @@ func TestConditionalPut(t *testing.T) {
 // TestConditionalPutOverlap pins what a conditional PUT meets while another
 // write to the same key is in flight: 409 ConditionalRequestConflict at
 // once by default, as S3 documents, or a wait and then the verdict against
-// the key as the other write left it.
+// the key as the other write left it. The first write is held until the
+// server reports (OverlapHook) that the second has met it, so each case
+// checks a real overlap, never a second PUT that merely came after the
+// first.
 func TestConditionalPutOverlap(t *testing.T) {
+	v1, v2, v3 := []byte("v1"), []byte("v2"), []byte("v3")
 	tests := []struct {
 		name             string
 		conflict         bool
 		secondConditions http.Header
 		wantStatus       int
 		wantCode         string
+		wantStored       []byte
 	}{
-		{name: "conditional PUT conflicts", conflict: true, secondConditions: http.Header{"If-Match": {quotedMD5([]byte("v1"))}}, wantStatus: http.StatusConflict, wantCode: "ConditionalRequestConflict"},
-		{name: "create-only PUT conflicts", conflict: true, secondConditions: http.Header{"If-None-Match": {"*"}}, wantStatus: http.StatusConflict, wantCode: "ConditionalRequestConflict"},
-		{name: "unconditional PUT waits", conflict: true, wantStatus: http.StatusOK},
-		{name: "without conflicts a stale If-Match waits, then fails", secondConditions: http.Header{"If-Match": {quotedMD5([]byte("v1"))}}, wantStatus: http.StatusPreconditionFailed, wantCode: "PreconditionFailed"},
+		{name: "conditional PUT conflicts", conflict: true, secondConditions: http.Header{"If-Match": {quotedMD5(v1)}}, wantStatus: http.StatusConflict, wantCode: "ConditionalRequestConflict", wantStored: v2},
+		{name: "create-only PUT conflicts", conflict: true, secondConditions: http.Header{"If-None-Match": {"*"}}, wantStatus: http.StatusConflict, wantCode: "ConditionalRequestConflict", wantStored: v2},
+		// The second write waited for the first, so it is the one that
+		// stays.
+		{name: "unconditional PUT waits", conflict: true, wantStatus: http.StatusOK, wantStored: v3},
+		// The tag was current when the second PUT arrived; it fails
+		// only because it is judged after the first write.
+		{name: "without conflicts a stale If-Match waits, then fails", secondConditions: http.Header{"If-Match": {quotedMD5(v1)}}, wantStatus: http.StatusPreconditionFailed, wantCode: "PreconditionFailed", wantStored: v2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			inFlight := make(chan struct{})
 			release := make(chan struct{})
-			var once sync.Once
-			hook := func(r *http.Request) {
-				once.Do(func() {
+			overlapped := make(chan struct{})
+			var heldOnce, overlapOnce sync.Once
+			hold := func(r *http.Request) {
+				heldOnce.Do(func() {
 					close(inFlight)
 					<-release
 				})
 			}
-			s, _ := startServer(t, WithConflictOnOverlap(tt.conflict), WithWriteHook(hook))
-			seed(t, s, "doc.json", []byte("v1"))
+			overlap := func(r *http.Request) { overlapOnce.Do(func() { close(overlapped) }) }
+			s, _ := startServer(t, WithConflictOnOverlap(tt.conflict), WithWriteHook(hold), WithOverlapHook(overlap))
+			seed(t, s, "doc.json", v1)
 			url := objectURL(s, "doc.json")
 
 			client := s.Client()
 			first := make(chan answer, 1)
 			go func() {
-				a, err := signedDo(client, http.MethodPut, url, []byte("v2"), http.Header{"If-Match": {quotedMD5([]byte("v1"))}}, signing{})
+				a, err := signedDo(client, http.MethodPut, url, v2, http.Header{"If-Match": {quotedMD5(v1)}}, signing{})
 				if err != nil {
 					t.Error(err)
 				}
@@ -146,12 +158,18 @@ func TestConditionalPutOverlap(t *testing.T) {
 
 			second := make(chan answer, 1)
 			go func() {
-				a, err := signedDo(client, http.MethodPut, url, []byte("v3"), tt.secondConditions, signing{})
+				a, err := signedDo(client, http.MethodPut, url, v3, tt.secondConditions, signing{})
 				if err != nil {
 					t.Error(err)
 				}
 				second <- a
 			}()
+			select {
+			case <-overlapped:
+			case <-time.After(overlapWait):
+				close(release) // so that the server can close
+				t.Fatalf("the second PUT did not meet the first in flight within %v", overlapWait)
+			}
 			if tt.wantStatus == http.StatusConflict {
 				// A conflict is answered at once, while the first
 				// write is still held.
@@ -168,9 +186,16 @@ func TestConditionalPutOverlap(t *testing.T) {
 			if a := <-first; a.status != http.StatusOK {
 				t.Errorf("first PUT = %d %q, want 200", a.status, a.code)
 			}
+			if got := stored(t, s, "doc.json"); string(got) != string(tt.wantStored) {
+				t.Errorf("stored %q, want %q", got, tt.wantStored)
+			}
 		})
 	}
 }
+
+// overlapWait is how long TestConditionalPutOverlap waits for the second
+// PUT to meet the first: far more than it needs on a slow, shared machine.
+const overlapWait = 30 * time.Second
 
 // TestConditionalPutNoLostUpdate runs writers that each add one item with
 // read-modify-write under If-Match, retrying on 409 and 412: every item
