@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,7 +23,7 @@ import (
 // or lose a bystander. The second case injects faults, including writes
 // that commit and then lose their answer.
 //
-// The first two PUTs are made to overlap (see overlapFirstPuts), so the
+// The first two PUTs are made to overlap (see fakeapi.OverlapFirstPuts), so the
 // fault-free case meets a 412 and retries after it for certain. The whole
 // run has one deadline, stuckAfter: a cycle that livelocks (retrying
 // without reading again after a 412) fails there, with a message that
@@ -55,7 +54,7 @@ func TestConcurrentReplicas(t *testing.T) {
 				fakeapi.WithLatency(0, time.Millisecond),
 				fakeapi.WithSeed(20260102),
 				fakeapi.WithFaults(tt.faults),
-				fakeapi.WithFaultHook(overlapFirstPuts(overlapPatience)),
+				fakeapi.WithFaultHook(fakeapi.OverlapFirstPuts(overlapPatience)),
 				fakeapi.WithHistory(true))
 
 			targetIDs := ids("t", targets, 4)
@@ -198,43 +197,12 @@ const (
 	// failed as stuck. A run takes seconds; the margin is for slow,
 	// shared machines.
 	stuckAfter = 60 * time.Second
-	// overlapPatience is how long overlapFirstPuts holds the first PUT
+	// overlapPatience is how long fakeapi.OverlapFirstPuts holds the first PUT
 	// for a second one: far more than the second needs to come, and less
 	// than the client's request timeout, so that a PUT left alone is late
 	// but not ambiguous.
 	overlapPatience = etagclient.DefaultRequestTimeout / 2
 )
-
-// overlapFirstPuts returns a fault hook that holds the first PUT to reach
-// the server until a second PUT has reached it too, then lets both go on.
-// No PUT is processed before the second arrives, so both were sent with
-// the tag of the same version, and at most one of them can commit: the
-// other gets 412 (unless a fault drops it first). That makes the race a
-// concurrency test names happen for certain rather than by luck of
-// scheduling. When no second PUT comes within patience, the first goes on
-// alone, and the test's check for a 412 says that no race happened.
-func overlapFirstPuts(patience time.Duration) fakeapi.FaultHook {
-	var puts atomic.Int32
-	second := make(chan struct{})
-	return func(r *http.Request) fakeapi.Fault {
-		if r.Method != http.MethodPut {
-			return fakeapi.Fault{}
-		}
-		switch puts.Add(1) {
-		case 1:
-			timer := time.NewTimer(patience)
-			defer timer.Stop()
-			select {
-			case <-second:
-			case <-timer.C:
-			case <-r.Context().Done():
-			}
-		case 2:
-			close(second)
-		}
-		return fakeapi.Fault{}
-	}
-}
 
 // checkHistory verifies every committed version: the bystanders are all
 // there, in order; the document outside the items is unchanged; and a

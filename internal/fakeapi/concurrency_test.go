@@ -75,7 +75,7 @@ func addItem(c *http.Client, url, item string) (answered int, err error) {
 // TestConcurrentReadModifyWrite runs many writers against one document,
 // under every profile, and checks that no commit is lost: every version
 // extends the one before by exactly one item, and the counts agree. The
-// first two PUTs are made to overlap (see overlapFirstPuts), so a write is
+// first two PUTs are made to overlap (see fakeapi.OverlapFirstPuts), so a write is
 // refused for certain: without faults, the run must show a 409 or 412.
 func TestConcurrentReadModifyWrite(t *testing.T) {
 	tests := []struct {
@@ -105,7 +105,7 @@ func testConcurrentReadModifyWrite(t *testing.T, p fakeapi.Profile, workers, ite
 	// The weak window would keep every writer out for a second after each
 	// commit.
 	s, ts := start(t, fakeapi.WithProfile(p), fakeapi.WithWeakWindow(0), fakeapi.WithHistory(true), fakeapi.WithFaults(faults), fakeapi.WithLatency(latency, 0),
-		fakeapi.WithFaultHook(overlapFirstPuts(overlapPatience)))
+		fakeapi.WithFaultHook(fakeapi.OverlapFirstPuts(overlapPatience)))
 	mustSet(t, s, listA, `{"items":[]}`)
 	tr := &http.Transport{MaxIdleConnsPerHost: workers}
 	defer tr.CloseIdleConnections()
@@ -177,37 +177,6 @@ func checkNoLostCommits(t *testing.T, s *fakeapi.Server, want int, answered int6
 	}
 }
 
-// overlapPatience is how long overlapFirstPuts holds the first PUT for a
+// overlapPatience is how long fakeapi.OverlapFirstPuts holds the first PUT for a
 // second one: far more than the second needs to come.
 const overlapPatience = 5 * time.Second
-
-// overlapFirstPuts returns a fault hook that holds the first PUT to reach
-// the server until a second PUT has reached it too, then lets both go on.
-// No PUT is processed before the second arrives, so both were sent after
-// reading the same version, and at most one of them can commit: the other
-// is refused (unless a fault drops it first). That makes the race happen
-// for certain rather than by luck of scheduling. When no second PUT comes
-// within patience, the first goes on alone, and the check for a refusal
-// says that no race happened.
-func overlapFirstPuts(patience time.Duration) fakeapi.FaultHook {
-	var puts atomic.Int32
-	second := make(chan struct{})
-	return func(r *http.Request) fakeapi.Fault {
-		if r.Method != http.MethodPut {
-			return fakeapi.Fault{}
-		}
-		switch puts.Add(1) {
-		case 1:
-			timer := time.NewTimer(patience)
-			defer timer.Stop()
-			select {
-			case <-second:
-			case <-timer.C:
-			case <-r.Context().Done():
-			}
-		case 2:
-			close(second)
-		}
-		return fakeapi.Fault{}
-	}
-}

@@ -24,6 +24,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 )
 
@@ -264,5 +265,36 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 		return true
 	case <-ctx.Done():
 		return false
+	}
+}
+
+// OverlapFirstPuts returns a fault hook that holds the first PUT to reach
+// the server until a second PUT has reached it too, then lets both go on.
+// No PUT is processed before the second arrives, so both were sent after
+// reading the same version, and at most one of them can commit: the other
+// is refused (unless a fault drops it first). A test that names a race
+// makes it happen for certain this way, rather than by luck of scheduling.
+// When no second PUT comes within patience, the first goes on alone, and
+// the test's check for a refusal says that no race happened.
+func OverlapFirstPuts(patience time.Duration) FaultHook {
+	var puts atomic.Int32
+	second := make(chan struct{})
+	return func(r *http.Request) Fault {
+		if r.Method != http.MethodPut {
+			return Fault{}
+		}
+		switch puts.Add(1) {
+		case 1:
+			timer := time.NewTimer(patience)
+			defer timer.Stop()
+			select {
+			case <-second:
+			case <-timer.C:
+			case <-r.Context().Done():
+			}
+		case 2:
+			close(second)
+		}
+		return Fault{}
 	}
 }
