@@ -59,6 +59,18 @@ type ExternalListSpec struct {
 	// +optional
 	URLFrom *URLSource `json:"urlFrom,omitempty"`
 
+	// wafv2 keeps the list in an AWS WAF IP set instead of a JSON document:
+	// the set's addresses are the list. It needs spec.auth.aws. Exactly one
+	// of url, urlFrom, wafv2 and gcpIAM is set.
+	// +optional
+	WAFv2 *WAFv2IPSet `json:"wafv2,omitempty"`
+
+	// gcpIAM keeps the list in a Google Cloud IAM policy: the members of
+	// one role's unconditional binding are the list. It needs
+	// spec.auth.gcp. Exactly one of url, urlFrom, wafv2 and gcpIAM is set.
+	// +optional
+	GCPIAM *GCPIAMBinding `json:"gcpIAM,omitempty"`
+
 	// auth says how requests are authenticated to an object store: at most
 	// one of aws, gcp and azure. Default: none (headersFrom, if set, is sent
 	// as it is).
