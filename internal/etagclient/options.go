@@ -109,6 +109,7 @@ type config struct {
 	conflictStatuses []int
 	byGeneration     bool
 	signer           Signer
+	backend          BackendFactory
 	fence            Fence
 	shownURL         string
 	weakETagWait     time.Duration
