@@ -185,8 +185,8 @@ func (r *resolver) build(ctx context.Context, l v1alpha1.List) (*listConfig, err
 		}
 		cfg.opts = append(cfg.opts, etagclient.WithHeaders(headers))
 	}
-	if spec.Auth == nil && stores.IsAzureSAS(u) {
-		cfg.opts = append(cfg.opts, stores.AzureSASOptions()...)
+	if spec.Auth == nil {
+		cfg.opts = append(cfg.opts, stores.ListOptions(u)...)
 	}
 	if spec.Auth != nil {
 		storeOpts, fp, err := stores.Options(ctx, spec.Auth, rawURL, r.secretData(ns), r.policy(l))

@@ -13,9 +13,10 @@ import (
 // cycle, settle, backoff, fence, cache) is the same for every backend.
 //
 // The plain HTTP JSON contract is the default backend (see New), and object
-// stores are variants of it (see Dialect). A list kept elsewhere, such as an
-// AWS WAF IP set or a Google Cloud IAM binding, brings its own backend with
-// WithBackend.
+// stores are variants of it (see Dialect). A list kept elsewhere, behind a
+// provider's API whose version travels in the body (an IP set's lock token,
+// a policy's etag), brings its own backend with WithBackend
+// (internal/stores builds them).
 //
 // Errors must wrap exactly one of the error classes (ErrNotFound,
 // ErrUnauthorized, ErrRejected, ErrUnreachable, ErrUnsafeServer,

@@ -9,8 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/hashicorp/go-retryablehttp"
 )
 
 // Client changes one list document by optimistic read-modify-write, combining
@@ -25,15 +23,11 @@ import (
 type Client struct {
 	// The document's location and how to reach it: owned by the cycle
 	// goroutine, and replaced between cycles by Reconfigure (see apply).
-	url     string // the list's URL; may carry credentials, never printed
-	safeURL string // url without credentials or query values
+	safeURL string // the list's URL without credentials or query values
 	cfg     config
-	http    *retryablehttp.Client
-	// ownTransport is the transport the Client built for itself (for a TLS
-	// config), so it may drop its idle connections when it is done with it;
-	// nil otherwise. The shared transport and a caller's are left alone:
-	// other lists use them.
-	ownTransport *http.Transport
+	// backend reads and writes the list (the HTTP backend unless
+	// WithBackend chose another).
+	backend Backend
 
 	// Fixed for the Client's life.
 	pointer Pointer
@@ -58,12 +52,11 @@ type Client struct {
 }
 
 // location is how a Client reaches its document: the URL and every option,
-// with the HTTP client built from them.
+// with the backend built from them.
 type location struct {
-	url, safeURL string
-	cfg          config
-	http         *retryablehttp.Client
-	own          *http.Transport
+	safeURL string
+	cfg     config
+	backend Backend
 }
 
 // Result tells a caller about the commit of its change.
@@ -110,15 +103,17 @@ func New(rawURL string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// newLocation checks rawURL and opts and builds the HTTP client they
-// describe.
+// newLocation checks rawURL and opts and builds the backend they describe.
 func newLocation(rawURL string, opts []Option) (*location, Pointer, error) {
 	cfg := defaultConfig()
 	for _, o := range opts {
 		o(&cfg)
 	}
 	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	switch {
+	case err != nil || u.Host == "" || u.Scheme == "":
+		return nil, Pointer{}, fmt.Errorf("list URL must be an absolute URL")
+	case cfg.backend == nil && u.Scheme != "http" && u.Scheme != "https":
 		return nil, Pointer{}, fmt.Errorf("list URL must be an absolute http or https URL")
 	}
 	p, err := ParsePointer(cfg.itemsPointer)
@@ -133,19 +128,69 @@ func newLocation(rawURL string, opts []Option) (*location, Pointer, error) {
 	if cfg.shownURL != "" {
 		shown = cfg.shownURL
 	}
-	return &location{url: rawURL, safeURL: shown, cfg: cfg, http: hc, own: own}, p, nil
+	loc := &location{safeURL: shown, cfg: cfg}
+	if cfg.backend == nil {
+		loc.backend = &httpBackend{url: rawURL, safeURL: shown, cfg: &loc.cfg, pointer: p, http: newRetryingClient(&loc.cfg, hc), own: own}
+		return loc, p, nil
+	}
+	b, err := cfg.backend(BackendEnv{
+		URL: rawURL, ShownURL: shown, HTTPClient: hc, Pointer: p,
+		MaxBodyBytes: cfg.maxBodyBytes, MaxItems: cfg.maxItems,
+		TransportRetries: cfg.transportRetries, Log: cfg.log,
+	})
+	if err != nil {
+		if own != nil {
+			own.CloseIdleConnections()
+		}
+		return nil, Pointer{}, err
+	}
+	loc.backend = &ownedBackend{Backend: b, own: own}
+	return loc, p, nil
+}
+
+// ownedBackend closes the transport built for a backend that the engine
+// lent it (see BackendEnv.HTTPClient) when the backend is done.
+type ownedBackend struct {
+	Backend
+	own *http.Transport
+}
+
+// Close implements Backend.
+func (b *ownedBackend) Close() {
+	b.Backend.Close()
+	if b.own != nil {
+		b.own.CloseIdleConnections()
+	}
+}
+
+// checker returns the backend's item rules, if it has any.
+func (b *ownedBackend) checker() ItemChecker {
+	c, _ := b.Backend.(ItemChecker)
+	return c
+}
+
+// itemChecker returns the item rules of the Client's backend, or nil.
+func (c *Client) itemChecker() ItemChecker {
+	if o, ok := c.backend.(*ownedBackend); ok {
+		return o.checker()
+	}
+	ic, _ := c.backend.(ItemChecker)
+	return ic
 }
 
 // use makes loc the Client's location. Only the cycle goroutine, or a
 // caller holding mu while none runs, may call it.
 func (c *Client) use(loc *location) {
-	old := c.ownTransport
-	c.url, c.safeURL, c.cfg, c.http, c.ownTransport = loc.url, loc.safeURL, loc.cfg, loc.http, loc.own
+	old := c.backend
+	c.safeURL, c.cfg, c.backend = loc.safeURL, loc.cfg, loc.backend
 	// The Client's observer and clock stay those it was made with.
 	c.cfg.observer, c.cfg.clock = c.obs, c.clock
+	if hb, ok := c.backend.(*httpBackend); ok {
+		hb.cfg = &c.cfg
+	}
 	c.shown.Store(&loc.safeURL)
-	if old != nil && old != loc.own {
-		old.CloseIdleConnections()
+	if old != nil && old != loc.backend {
+		old.Close()
 	}
 }
 
@@ -162,10 +207,15 @@ func (c *Client) Reconfigure(rawURL string, opts ...Option) error {
 		return err
 	}
 	if p.String() != c.pointer.String() {
+		loc.backend.Close()
 		return fmt.Errorf("reconfigure: the items pointer cannot change (%q to %q): that is another list", c.pointer.String(), p.String())
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.next != nil {
+		// Never used: the newer configuration replaces it.
+		c.next.backend.Close()
+	}
 	if c.running {
 		c.next = loc
 		return nil
@@ -206,14 +256,12 @@ func (c *Client) Close() {
 		c.finish(o, outcome{err: c.errClosed()})
 	}
 	c.mu.Lock()
-	own := c.ownTransport
-	if c.next != nil && c.next.own != nil {
-		c.next.own.CloseIdleConnections()
+	b := c.backend
+	if c.next != nil {
+		c.next.backend.Close()
 	}
 	c.mu.Unlock()
-	if own != nil {
-		own.CloseIdleConnections()
-	}
+	b.Close()
 }
 
 // errClosed is the error of a change that the Client's closing ended.

@@ -38,8 +38,8 @@ const weakETagPoll = 100 * time.Millisecond
 
 // afterLoss records a lost write on the batch: it fails the changes whose
 // budget is spent and returns the others.
-func (c *Client) afterLoss(batch []*op, lost putOutcome) []*op {
-	if lost == putConflict {
+func (c *Client) afterLoss(batch []*op, lost WriteOutcome) []*op {
+	if lost == WriteLost {
 		c.cache.lost()
 		c.cfg.observer.Write(WriteConflict)
 	} else {
@@ -63,7 +63,7 @@ func (c *Client) afterLoss(batch []*op, lost putOutcome) []*op {
 			spent = true
 		}
 		var err error
-		if lost == putConflict {
+		if lost == WriteLost {
 			err = fmt.Errorf("update %s: %w: %d attempts lost to other writers", c.safeURL, ErrConflictRetriesExhausted, o.attempts)
 		} else {
 			err = fmt.Errorf("update %s: %w: PUT without an answer after %d attempts (the change may have been applied)", c.safeURL, ErrUnreachable, o.attempts)
@@ -99,9 +99,9 @@ func (c *Client) serveReads(reads []*op) {
 // backOff waits before the next attempt: a jittered exponential wait after a
 // conflict, none after a missing answer. It fails only when the Client is
 // closed meanwhile.
-func (c *Client) backOff(waits backoff.BackOff, lost putOutcome, n int) error {
+func (c *Client) backOff(waits backoff.BackOff, lost WriteOutcome, n int) error {
 	wait := waits.NextBackOff()
-	if lost == putAmbiguous {
+	if lost == WriteUnknown {
 		wait = 0
 	}
 	c.cfg.log.V(1).Info("write lost, retrying", "url", c.safeURL, "backoff", wait, "changes", n)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 )
 
 // cycle runs one read-modify-write for the batch, retrying after lost writes
@@ -84,9 +83,9 @@ func (c *Client) cycle(batch []*op) ([]*op, outcome) {
 			}
 		}
 		c.cfg.observer.Batch(countChanges(batch))
-		pre := precondition{create: c.cache.absent, etag: c.cache.etag, generation: c.cache.generation}
-		ans, err := c.put(context.WithValue(c.ctx, guardKey{}, guard(batch)), next, pre)
-		if err == nil && ans.outcome == putFenced {
+		create, base := c.cache.absent, c.cache.version
+		ans, err := c.write(batch, next, create, base)
+		if err == nil && ans.Outcome == writeFenced {
 			// Refused before it went out, or cut off in flight (then it
 			// may have landed): the changes whose right ended fail, the
 			// others go on from a fresh read.
@@ -106,19 +105,23 @@ func (c *Client) cycle(batch []*op) ([]*op, outcome) {
 			}
 			return batch, outcome{err: err}
 		}
-		if ans.outcome == putCommitted {
-			base := c.cache.doc
-			c.cache.storeWritten(ans.stored, ans.etag, ans.generation, c.cfg.byGeneration)
+		if ans.Outcome == WriteCommitted {
+			baseDoc := c.cache.doc
+			stored := ans.Stored
+			if stored == nil {
+				stored = next
+			}
+			c.cache.storeWritten(stored, ans.Version)
 			c.cfg.observer.Write(WriteWritten)
-			c.reportCommit(batch, base, next, pre, ans)
+			c.reportCommit(batch, baseDoc, next, create, base, ans)
 			return batch, outcome{written: true, snap: c.cache.snapshot()}
 		}
 
-		batch = c.afterLoss(batch, ans.outcome)
+		batch = c.afterLoss(batch, ans.Outcome)
 		if len(batch) == 0 {
 			return nil, outcome{}
 		}
-		if err := c.backOff(waits, ans.outcome, len(batch)); err != nil {
+		if err := c.backOff(waits, ans.Outcome, len(batch)); err != nil {
 			return batch, outcome{err: err}
 		}
 		// Changes that arrived during the backoff join this cycle, after
@@ -129,44 +132,44 @@ func (c *Client) cycle(batch []*op) ([]*op, outcome) {
 	}
 }
 
-// refresh reads the document into the cache. A weak ETag is waited out for
-// up to the weak-ETag wait: Apache serves one for a second after each
-// write, because the file's modification time cannot yet tell two versions
-// apart. The wait starts again whenever the weak ETag changes, since that
-// means other writers are making progress, not that the server will never
-// be safe to write to.
+// refresh reads the list into the cache.
 func (c *Client) refresh() error {
-	var weakSince time.Time
-	lastWeak := ""
-	for {
-		ans, err := c.get(c.ctx, c.cache.validator())
-		if tag, weak := weakTag(err); weak && c.cfg.weakETagWait > 0 {
-			now := c.cfg.clock.Now()
-			if weakSince.IsZero() || tag != lastWeak {
-				weakSince, lastWeak = now, tag
-			}
-			if now.Sub(weakSince) < c.cfg.weakETagWait {
-				select {
-				case <-c.cfg.clock.After(weakETagPoll):
-					continue
-				case <-c.ctx.Done():
-				}
-			}
+	ans, err := c.backend.Read(c.ctx, c.cache.validator())
+	if err != nil {
+		if errors.Is(err, ErrInvalidDocument) {
+			c.cache.drop()
+		} else {
+			c.cache.forget()
 		}
-		if err != nil {
-			if errors.Is(err, ErrInvalidDocument) {
-				c.cache.drop()
-			} else {
-				c.cache.forget()
-			}
-			if c.ctx.Err() != nil {
-				return c.errClosed()
-			}
-			return err
+		if c.ctx.Err() != nil {
+			return c.errClosed()
 		}
-		c.cache.storeRead(ans)
-		return nil
+		return err
 	}
+	c.cache.storeRead(ans)
+	return nil
+}
+
+// writeFenced is the outcome of a write that the writer's right to write
+// (Fence, SubmitFenced) refused before it went out, or cut off in flight
+// (then it may have landed). It must not be tried again.
+const writeFenced WriteOutcome = -1
+
+// write hands next to the backend, conditional on base (or on the list's
+// absence), under the batch's fences: the write's context says it is a
+// write and carries the check that every change it carries may still be
+// made (see fenceTransport), and is cut off when the Client's Fence ends.
+func (c *Client) write(batch []*op, next *Document, create bool, base Version) (WriteAnswer, error) {
+	ctx := context.WithValue(c.ctx, guardKey{}, writeGuard{owns: guard(batch)})
+	ctx, stop := c.writeContext(ctx)
+	defer stop()
+	ans, err := c.backend.Write(ctx, next, create, base)
+	if ans.Outcome != WriteCommitted || err != nil {
+		if c.ctx.Err() == nil && (fenced(ctx, err) || fenced(ctx, ans.Cause)) {
+			return WriteAnswer{Outcome: writeFenced}, nil
+		}
+	}
+	return ans, err
 }
 
 // nextDocument applies the batch's changes, in order, to the cached
@@ -215,20 +218,20 @@ func (c *Client) finishAbsent(batch []*op) ([]*op, outcome) {
 
 // reportCommit tells the observer what a committed write changed (the audit
 // trail), and logs it at V(1).
-func (c *Client) reportCommit(batch []*op, base, next *Document, pre precondition, ans putAnswer) {
+func (c *Client) reportCommit(batch []*op, baseDoc, next *Document, create bool, base Version, ans WriteAnswer) {
 	var before []string
-	if base != nil && !pre.create {
-		before = base.Items()
+	if baseDoc != nil && !create {
+		before = baseDoc.Items()
 	}
 	added, removed := itemDiff(before, next.Items())
 	cm := Commit{
 		URL: c.safeURL, Added: added, Removed: removed,
-		ETagBefore: pre.etag, ETagAfter: ans.etag,
-		Created: pre.create, Changes: countChanges(batch),
+		ETagBefore: base.Tag, ETagAfter: ans.Version.Tag,
+		Created: create, Changes: countChanges(batch),
 	}
 	c.cfg.observer.Wrote(cm)
 	c.cfg.log.V(1).Info("list written", "url", c.safeURL, "changes", cm.Changes,
-		"added", len(added), "removed", len(removed), "etagBefore", pre.etag, "etagAfter", ans.etag)
+		"added", len(added), "removed", len(removed), "etagBefore", base.Tag, "etagAfter", ans.Version.Tag)
 }
 
 // itemDiff returns the net effect of a write from before to after. A write

@@ -27,8 +27,9 @@ var (
 	ErrInvalidDocument = errors.New("invalid list document")
 
 	// ErrConflictRetriesExhausted means every write attempt that carried the
-	// change lost to another writer (412, or a status the server declares a
-	// conflict, see WithConflictStatuses) until the conflict policy's limit.
+	// change lost to another writer (a 412, a status the store declares a
+	// conflict, or its backend's own lost race) until the conflict policy's
+	// limit.
 	ErrConflictRetriesExhausted = errors.New("conflict retries exhausted")
 
 	// ErrUnauthorized means the server refused the credentials (401) or
@@ -54,11 +55,12 @@ var (
 	ErrWeakETag = fmt.Errorf("%w: ETag is weak", ErrUnsafeServer)
 	// ErrMalformedETag: the ETag is not a quoted entity-tag.
 	ErrMalformedETag = fmt.Errorf("%w: ETag is malformed", ErrUnsafeServer)
-	// ErrMissingGeneration: a generation store's answer carried no
-	// x-goog-generation, so no write can be made conditional on it.
-	ErrMissingGeneration = fmt.Errorf("%w: response has no x-goog-generation", ErrUnsafeServer)
-	// ErrMalformedGeneration: x-goog-generation is not a decimal integer.
-	ErrMalformedGeneration = fmt.Errorf("%w: x-goog-generation is malformed", ErrUnsafeServer)
+	// ErrMissingGeneration: the answer of a store whose writes are
+	// conditional on a version header (Dialect.VersionHeader) carried
+	// none, so no write can be made conditional on it.
+	ErrMissingGeneration = fmt.Errorf("%w: response has no generation header", ErrUnsafeServer)
+	// ErrMalformedGeneration: the version header is not a decimal integer.
+	ErrMalformedGeneration = fmt.Errorf("%w: generation header is malformed", ErrUnsafeServer)
 
 	// ErrNotJSON: the body is not JSON, or the content type says it is not.
 	ErrNotJSON = fmt.Errorf("%w: body is not JSON", ErrInvalidDocument)
@@ -99,18 +101,20 @@ var (
 // StatusError reports an HTTP status the protocol does not expect. It wraps
 // the class that the status belongs to: ErrNotFound (404), ErrUnauthorized
 // (401, 403), ErrRejected (400, 405, 409, 411, 413, 415, 422) or
-// ErrUnreachable (everything else). An object store's error code, when the
-// answer carried one, decides first: S3 reports an expired token or a
+// ErrUnreachable (everything else). A store's error code, when its dialect
+// classifies it, decides first: a store may report an expired token or a
 // wrong region as 400, and a missing bucket as 404 like a missing object.
 type StatusError struct {
 	// Method is the request method.
 	Method string
 	// Code is the HTTP status code.
 	Code int
-	// StoreCode is the error code of an object store's XML error body
-	// (S3's, Azure's, Google Cloud Storage's), such as ExpiredToken or
-	// NoSuchBucket; "" when there was none.
+	// StoreCode is the store's error code (see Dialect.ErrorCode), such as
+	// an object store's code for an expired token or a missing bucket; ""
+	// when there was none.
 	StoreCode string
+
+	class error // the class StoreCode decides; nil to let Code decide
 }
 
 // Error implements error.
@@ -124,8 +128,8 @@ func (e *StatusError) Error() string {
 
 // Unwrap returns the error class of the status.
 func (e *StatusError) Unwrap() error {
-	if class, ok := storeCodeClass[e.StoreCode]; ok {
-		return class
+	if e.class != nil {
+		return e.class
 	}
 	return statusClass(e.Code)
 }
@@ -144,27 +148,4 @@ func statusClass(code int) error {
 	default:
 		return ErrUnreachable
 	}
-}
-
-// storeCodeClass classifies the object stores' error codes whose status
-// alone would mislead.
-var storeCodeClass = map[string]error{
-	// S3
-	"ExpiredToken": ErrUnauthorized, "InvalidToken": ErrUnauthorized, "TokenRefreshRequired": ErrUnauthorized,
-	"InvalidAccessKeyId": ErrUnauthorized, "SignatureDoesNotMatch": ErrUnauthorized, "AccessDenied": ErrUnauthorized,
-	"AuthorizationHeaderMalformed": ErrUnauthorized, "RequestTimeTooSkewed": ErrUnauthorized,
-	"NoSuchBucket": ErrNotFound,
-	// Azure Blob
-	"AuthenticationFailed": ErrUnauthorized, "AuthorizationFailure": ErrUnauthorized,
-	"AuthorizationPermissionMismatch": ErrUnauthorized, "InvalidAuthenticationInfo": ErrUnauthorized,
-	"ContainerNotFound": ErrNotFound,
-	// Google Cloud Storage
-	"AuthenticationRequired": ErrUnauthorized,
-}
-
-// containerMissing reports a store code that says the bucket or container,
-// not only the object, is missing: the codes storeCodeClass files under
-// ErrNotFound.
-func containerMissing(code string) bool {
-	return errors.Is(storeCodeClass[code], ErrNotFound)
 }

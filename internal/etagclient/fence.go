@@ -64,14 +64,19 @@ type fenceTransport struct {
 	clock Clock
 }
 
-// guardKey carries, in a write's context, the check that every change the
-// write carries may still be made.
+// guardKey marks, in its context, a request that carries a write: its
+// value is a writeGuard. Every request a backend sends under the context
+// that Backend.Write got is such a request (a provider's API may write
+// with a POST and read with one too, so the method cannot tell).
 type guardKey struct{}
 
+// writeGuard holds the check that every change a write carries may still
+// be made; owns is nil when none is fenced.
+type writeGuard struct{ owns func() bool }
+
 func (t *fenceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method != http.MethodGet && req.Method != http.MethodHead {
-		guard, _ := req.Context().Value(guardKey{}).(func() bool)
-		if (t.fence != nil && !fenceOpen(t.fence, t.clock.Now())) || (guard != nil && !guard()) {
+	if g, isWrite := req.Context().Value(guardKey{}).(writeGuard); isWrite {
+		if (t.fence != nil && !fenceOpen(t.fence, t.clock.Now())) || (g.owns != nil && !g.owns()) {
 			if req.Body != nil {
 				_ = req.Body.Close()
 			}

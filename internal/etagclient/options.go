@@ -107,7 +107,7 @@ type config struct {
 	createIfMissing  bool
 	conflict         ConflictPolicy
 	conflictStatuses []int
-	byGeneration     bool
+	dialect          Dialect
 	signer           Signer
 	backend          BackendFactory
 	fence            Fence
@@ -179,23 +179,6 @@ func WithCreateIfMissing(b bool) Option { return func(o *config) { o.createIfMis
 // WithConflictPolicy sets the backoff after 412s and ambiguous writes.
 // Default: DefaultConflictPolicy.
 func WithConflictPolicy(p ConflictPolicy) Option { return func(o *config) { o.conflict = p } }
-
-// WithConflictStatuses declares statuses that, besides 412, mean that a
-// conditional write lost to another writer, and so are retried like a 412:
-// S3 answers 409 ConditionalRequestConflict when two conditional writes
-// race, Azure Blob 409 when a create finds the blob there. Default: none;
-// any other status ends the change with an error of its class.
-func WithConflictStatuses(codes ...int) Option {
-	return func(o *config) { o.conflictStatuses = append([]int(nil), codes...) }
-}
-
-// WithGenerationPreconditions makes writes conditional on the object
-// generation instead of the ETag, as Google Cloud Storage requires: reads
-// take the generation from x-goog-generation, writes carry
-// x-goog-if-generation-match with it, or 0 to create the document. ETags
-// then only revalidate reads (If-None-Match). Default: ETag preconditions
-// (If-Match, If-None-Match: *).
-func WithGenerationPreconditions() Option { return func(o *config) { o.byGeneration = true } }
 
 // WithSigner signs every HTTP attempt just before it is sent (SigV4,
 // SharedKey, or a bearer token that is renewed before it expires). Default:

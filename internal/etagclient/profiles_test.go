@@ -16,6 +16,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
+	"github.com/listkeeper/listkeeper/internal/stores"
 )
 
 // The profile matrix (issue 9) runs the client the way an operator
@@ -107,11 +108,11 @@ func profileUsers() map[fakeapi.Profile]profileUser {
 		fakeapi.ProfileStrict: {},
 		// S3 answers 409 ConditionalRequestConflict to the later of two
 		// overlapping conditional writes.
-		fakeapi.ProfileS3: {client: []etagclient.Option{etagclient.WithConflictStatuses(http.StatusConflict)}},
+		fakeapi.ProfileS3: {client: []etagclient.Option{etagclient.WithDialect(stores.S3)}},
 		// Azure needs the blob type on every Put Blob and answers 409 to a
 		// create that finds the blob.
 		fakeapi.ProfileAzureBlob: {
-			client:  []etagclient.Option{etagclient.WithConflictStatuses(http.StatusConflict)},
+			client:  []etagclient.Option{etagclient.WithDialect(stores.AzureBlob)},
 			headers: http.Header{"X-Ms-Blob-Type": {"BlockBlob"}},
 		},
 		// Apache's one-second weak window, shortened so that the case is
@@ -120,7 +121,7 @@ func profileUsers() map[fakeapi.Profile]profileUser {
 		fakeapi.ProfileQuirky: {},
 		// Google Cloud Storage ignores If-Match on writes: only the
 		// generation makes them conditional.
-		fakeapi.ProfileGCS: {client: []etagclient.Option{etagclient.WithGenerationPreconditions()}},
+		fakeapi.ProfileGCS: {client: []etagclient.Option{etagclient.WithDialect(stores.GCS)}},
 	}
 }
 

@@ -8,9 +8,10 @@ import (
 )
 
 // Signer authenticates the requests of a Client to a store whose requests
-// must be signed (S3's SigV4, Azure's SharedKey) or carry a short-lived
-// bearer token (Google's OAuth2). Implementations come from the stores' own
-// libraries; listkeeper writes no signing code of its own.
+// must be signed (a request signature computed from a key) or carry a
+// short-lived bearer token. Implementations come from the stores' own
+// libraries (internal/stores); listkeeper writes no signing code of its
+// own.
 //
 // Sign is called for every attempt, retries included, just before it is
 // sent, so a signature carries a fresh time and a token is renewed before it

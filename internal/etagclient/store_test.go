@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/stores"
 )
 
 // TestSignerSignsEveryAttempt: a Signer signs each attempt, retries
@@ -147,7 +148,7 @@ func TestGenerationPreconditions(t *testing.T) {
 	store := &generationStore{}
 	ts := httptest.NewServer(store)
 	t.Cleanup(ts.Close)
-	c, _ := ownedClient(t, ts.URL+"/list", etagclient.WithGenerationPreconditions(), etagclient.WithCreateIfMissing(true),
+	c, _ := ownedClient(t, ts.URL+"/list", etagclient.WithDialect(stores.GCS), etagclient.WithCreateIfMissing(true),
 		etagclient.WithConflictPolicy(tinyPolicy(10)))
 	ctx := t.Context()
 	if _, err := c.Update(ctx, etagclient.Change{Add: []string{"a"}}); err != nil {
@@ -170,7 +171,7 @@ func TestGenerationPreconditions(t *testing.T) {
 		t.Fatalf("stored %s after %d writes, want [\"a\",\"b\",\"c\"] after 3", body, writes)
 	}
 
-	d, _ := ownedClient(t, ts.URL+"/list", etagclient.WithGenerationPreconditions())
+	d, _ := ownedClient(t, ts.URL+"/list", etagclient.WithDialect(stores.GCS))
 	_, err := d.Update(ctx, etagclient.Change{Add: []string{"d"}})
 	if !errors.Is(err, etagclient.ErrMissingGeneration) || !errors.Is(err, etagclient.ErrUnsafeServer) {
 		t.Fatalf("without x-goog-generation: err = %v, want ErrMissingGeneration", err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/stores"
 )
 
 // TestServerTextNeverReachesAMessage: what a server chooses (its error
@@ -21,20 +22,21 @@ func TestServerTextNeverReachesAMessage(t *testing.T) {
 		handler http.HandlerFunc
 		change  bool
 		class   error
+		dialect etagclient.Dialect // the store whose error codes the client reads
 	}{
 		{"an unknown x-ms-error-code", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("x-ms-error-code", planted)
 			w.WriteHeader(http.StatusBadRequest)
-		}, false, etagclient.ErrRejected},
+		}, false, etagclient.ErrRejected, stores.AzureBlob},
 		{"an unknown <Code> in an XML error", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/xml")
 			w.WriteHeader(http.StatusForbidden)
 			_, _ = w.Write([]byte("<Error><Code>" + planted + "</Code><Message>" + planted + "</Message></Error>"))
-		}, false, etagclient.ErrUnauthorized},
+		}, false, etagclient.ErrUnauthorized, stores.S3},
 		{"a read redirected to an unparsable Location", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Location", "http://[::1"+planted)
 			w.WriteHeader(http.StatusFound)
-		}, false, etagclient.ErrUnreachable},
+		}, false, etagclient.ErrUnreachable, etagclient.Dialect{}},
 		{"a write redirected to a Location that is not a URL", func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodGet {
 				w.Header().Set("ETag", `"v1"`)
@@ -43,7 +45,7 @@ func TestServerTextNeverReachesAMessage(t *testing.T) {
 			}
 			w.Header().Set("Location", "javascript:"+planted)
 			w.WriteHeader(http.StatusMovedPermanently)
-		}, true, etagclient.ErrUnreachable},
+		}, true, etagclient.ErrUnreachable, etagclient.Dialect{}},
 		{"a write redirected with a long, escaping path", func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodGet {
 				w.Header().Set("ETag", `"v1"`)
@@ -52,7 +54,7 @@ func TestServerTextNeverReachesAMessage(t *testing.T) {
 			}
 			w.Header().Set("Location", "https://elsewhere.example/"+strings.Repeat("x", 300)+planted)
 			w.WriteHeader(http.StatusMovedPermanently)
-		}, true, etagclient.ErrUnreachable},
+		}, true, etagclient.ErrUnreachable, etagclient.Dialect{}},
 		{"a write redirected on the same origin, with a long path", func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodGet {
 				w.Header().Set("ETag", `"v1"`)
@@ -61,7 +63,7 @@ func TestServerTextNeverReachesAMessage(t *testing.T) {
 			}
 			w.Header().Set("Location", "/moved/"+strings.Repeat("x", 300)+planted)
 			w.WriteHeader(http.StatusMovedPermanently)
-		}, true, etagclient.ErrRejected},
+		}, true, etagclient.ErrRejected, etagclient.Dialect{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,7 +71,7 @@ func TestServerTextNeverReachesAMessage(t *testing.T) {
 				tt.handler(w, r)
 				return true
 			})
-			c := newClient(t, srv.url()+"&TOKEN_ONLY_KEY_abc", noTransportRetries)
+			c := newClient(t, srv.url()+"&TOKEN_ONLY_KEY_abc", noTransportRetries, etagclient.WithDialect(tt.dialect))
 			var err error
 			if tt.change {
 				_, err = c.Update(t.Context(), etagclient.Change{Add: []string{"x"}})

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -29,9 +28,10 @@ var sharedTransport = func() *http.Transport {
 	return t
 }()
 
-// newHTTPClient builds the retrying HTTP client of one Client, and returns
-// the transport it built for the Client alone (for a TLS config), or nil.
-func newHTTPClient(cfg *config, origin *url.URL) (*retryablehttp.Client, *http.Transport) {
+// newHTTPClient builds the HTTP client of one Client's backend (see
+// BackendEnv.HTTPClient), and returns the transport it built for the Client
+// alone (for a TLS config), or nil.
+func newHTTPClient(cfg *config, origin *url.URL) (*http.Client, *http.Transport) {
 	var hc http.Client
 	var own *http.Transport
 	switch {
@@ -55,10 +55,14 @@ func newHTTPClient(cfg *config, origin *url.URL) (*retryablehttp.Client, *http.T
 	hc.Transport = &fenceTransport{next: hc.Transport, fence: cfg.fence, clock: cfg.clock}
 	hc.Timeout = cfg.requestTimeout
 	hc.CheckRedirect = sameOriginRedirects(origin)
+	return &hc, own
+}
 
+// newRetryingClient wraps hc in the retries of the HTTP backend.
+func newRetryingClient(cfg *config, hc *http.Client) *retryablehttp.Client {
 	maxRetryAfter := cfg.maxRetryAfter
 	return &retryablehttp.Client{
-		HTTPClient:   &hc,
+		HTTPClient:   hc,
 		Logger:       nil, // it would log URLs with query tokens
 		RetryWaitMin: cfg.transportWaitMin,
 		RetryWaitMax: cfg.transportWaitMax,
@@ -70,7 +74,7 @@ func newHTTPClient(cfg *config, origin *url.URL) (*retryablehttp.Client, *http.T
 		// Hand the last response or error back instead of a message that
 		// names the URL.
 		ErrorHandler: retryablehttp.PassthroughErrorHandler,
-	}, own
+	}
 }
 
 // checkRetry retries GETs after connection errors, and every request after
@@ -251,55 +255,6 @@ func checkContentType(h http.Header) error {
 		return fmt.Errorf("%w: content type %q", ErrNotJSON, ct)
 	}
 	return nil
-}
-
-// storeCode returns the <Code> of an object store's XML error body (S3,
-// Azure and GCS share the shape) or Azure's x-ms-error-code, when it is one
-// of the codes the stores document (knownStoreCodes); "" otherwise. A
-// server chooses this text, so nothing else of it reaches a message. It
-// reads at most 16 KiB; the body is never logged, as S3's can hold the
-// request's session token.
-func storeCode(resp *http.Response) string {
-	ct := strings.ToLower(resp.Header.Get("Content-Type"))
-	if !strings.Contains(ct, "xml") {
-		return knownCode(resp.Header.Get("x-ms-error-code"))
-	}
-	var e struct {
-		Code string `xml:"Code"`
-	}
-	if err := xml.NewDecoder(io.LimitReader(resp.Body, 16<<10)).Decode(&e); err != nil {
-		return knownCode(resp.Header.Get("x-ms-error-code"))
-	}
-	return knownCode(e.Code)
-}
-
-// knownCode returns code when it is one of knownStoreCodes, else "".
-func knownCode(code string) string {
-	code = strings.TrimSpace(code)
-	if _, ok := storeCodeClass[code]; ok {
-		return code
-	}
-	if _, ok := knownStoreCodes[code]; ok {
-		return code
-	}
-	return ""
-}
-
-// knownStoreCodes are error codes that S3, Azure Blob Storage and Google
-// Cloud Storage document and that a message may quote (beside those of
-// storeCodeClass, which also classify).
-var knownStoreCodes = map[string]struct{}{
-	// S3 and GCS's XML API
-	"NoSuchKey": {}, "PreconditionFailed": {}, "ConditionalRequestConflict": {}, "SlowDown": {},
-	"InternalError": {}, "ServiceUnavailable": {}, "InvalidRequest": {}, "InvalidArgument": {},
-	"EntityTooLarge": {}, "RequestTimeout": {}, "MethodNotAllowed": {}, "MissingContentLength": {},
-	"OperationAborted": {}, "InvalidBucketName": {}, "PermanentRedirect": {}, "TemporaryRedirect": {},
-	"AccountProblem": {}, "AllAccessDisabled": {}, "NotImplemented": {},
-	// Azure Blob Storage
-	"BlobNotFound": {}, "ConditionNotMet": {}, "BlobAlreadyExists": {}, "ServerBusy": {},
-	"OperationTimedOut": {}, "InvalidHeaderValue": {}, "RequestBodyTooLarge": {},
-	"InvalidBlobType": {}, "LeaseIdMissing": {}, "InsufficientAccountPermissions": {},
-	"InvalidQueryParameterValue": {}, "UnsupportedHeader": {},
 }
 
 // checkContentEncoding refuses a body in a content coding: the client asks

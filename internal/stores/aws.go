@@ -68,9 +68,7 @@ func awsOptions(ctx context.Context, a *v1alpha1.AWSAuth, rawURL string, secret 
 	}
 	return []etagclient.Option{
 		etagclient.WithSigner(s),
-		// S3: two conditional writes that race end one of them with 409
-		// ConditionalRequestConflict; nothing was written.
-		etagclient.WithConflictStatuses(http.StatusConflict),
+		etagclient.WithDialect(S3),
 	}, fp, nil
 }
 

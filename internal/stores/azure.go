@@ -73,8 +73,7 @@ func azureOptions(ctx context.Context, a *v1alpha1.AzureAuth, rawURL string, sec
 	}
 	return []etagclient.Option{
 		etagclient.WithSigner(blobHeaders{s}),
-		// A create (If-None-Match: *) that finds the blob answers 409.
-		etagclient.WithConflictStatuses(http.StatusConflict),
+		etagclient.WithDialect(AzureBlob),
 	}, fp, nil
 }
 
@@ -166,20 +165,23 @@ func (e *entraBearer) Sign(req *http.Request, _ []byte) error {
 	return nil
 }
 
-// IsAzureSAS reports whether a URL carries an Azure shared access
-// signature (its query has sv and sig): such a list needs no spec.auth,
-// but every Blob request still needs the service version, and a write the
-// blob type.
-func IsAzureSAS(u *url.URL) bool {
-	q := u.Query()
-	return q.Get("sv") != "" && q.Get("sig") != ""
-}
-
-// AzureSASOptions are the client options of a list behind an Azure SAS URL
-// (spec.urlFrom): the Blob headers, and 409 on create as a lost race.
-func AzureSASOptions() []etagclient.Option {
-	return []etagclient.Option{
-		etagclient.WithSigner(blobHeaders{}),
-		etagclient.WithConflictStatuses(http.StatusConflict),
+// ListOptions are the client options of a list without spec.auth, from
+// its URL alone: a list behind an Azure SAS URL (spec.urlFrom: its query
+// has sv and sig) needs the Blob headers on every request and speaks
+// Azure's dialect; a URL of a known object store's endpoint speaks that
+// store's dialect (a presigned S3 URL, a signed GCS URL), so its error
+// codes are understood. Any other URL gets the plain contract.
+func ListOptions(u *url.URL) []etagclient.Option {
+	host := normalHost(u.Hostname())
+	switch q := u.Query(); {
+	case q.Get("sv") != "" && q.Get("sig") != "":
+		return []etagclient.Option{etagclient.WithSigner(blobHeaders{}), etagclient.WithDialect(AzureBlob)}
+	case blobEndpoint(host):
+		return []etagclient.Option{etagclient.WithDialect(AzureBlob)}
+	case anyS3Endpoint(host):
+		return []etagclient.Option{etagclient.WithDialect(S3)}
+	case gcsEndpoint(host):
+		return []etagclient.Option{etagclient.WithDialect(GCS)}
 	}
+	return nil
 }

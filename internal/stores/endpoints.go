@@ -71,3 +71,12 @@ var blobHost = regexp.MustCompile(`^` + blobAccount + `\.(blob\.core\.(windows\.
 // blobEndpoint is the rule for Azure Blob Storage's endpoints: any
 // account's, since the list's URL names the account.
 func blobEndpoint(host string) bool { return blobHost.MatchString(host) }
+
+// s3Host matches the host of any S3 endpoint, of any region, with or
+// without a bucket in front: enough to pick S3's dialect for a list whose
+// URL carries its own credentials (a presigned URL). It grants nothing.
+var s3Host = regexp.MustCompile(`(^|\.)s3([.-][a-z0-9-]+)*\.amazonaws\.com(\.cn)?$`)
+
+// anyS3Endpoint reports whether host is one of S3's endpoints, in any
+// region.
+func anyS3Endpoint(host string) bool { return s3Host.MatchString(host) }

@@ -80,7 +80,7 @@ func gcpOptions(ctx context.Context, g *v1alpha1.GCPAuth, rawURL string, secret 
 	}
 	return []etagclient.Option{
 		etagclient.WithSigner(s),
-		etagclient.WithGenerationPreconditions(),
+		etagclient.WithDialect(GCS),
 	}, fp, nil
 }
 

@@ -1,0 +1,34 @@
+package stores
+
+import (
+	"net/http"
+
+	"github.com/listkeeper/listkeeper/internal/etagclient"
+)
+
+// GCS is Google Cloud Storage's dialect of the HTTP list contract (its XML
+// API): writes are conditional on the object generation, which reads return
+// in x-goog-generation and writes carry in x-goog-if-generation-match (0 to
+// create); the ETag only revalidates reads. Errors carry an XML <Code>, as
+// S3's do.
+// https://cloud.google.com/storage/docs/xml-api/reference-headers and
+// https://cloud.google.com/storage/docs/request-preconditions
+var GCS = etagclient.Dialect{
+	Name:             "GCS",
+	VersionHeader:    "X-Goog-Generation",
+	IfVersionHeader:  "X-Goog-If-Generation-Match",
+	ErrorCode:        func(resp *http.Response) string { return gcsCodes.known(xmlErrorCode(resp)) },
+	CodeClass:        gcsCodes.classOf,
+	ContainerMissing: gcsCodes.missing,
+}
+
+var gcsCodes = codes{
+	class: map[string]error{
+		"AuthenticationRequired": etagclient.ErrUnauthorized, "AccessDenied": etagclient.ErrUnauthorized,
+		"ExpiredToken": etagclient.ErrUnauthorized, "InvalidToken": etagclient.ErrUnauthorized,
+		"NoSuchBucket": etagclient.ErrNotFound,
+	},
+	quoted: set("NoSuchKey", "PreconditionFailed", "SlowDown", "InternalError", "ServiceUnavailable",
+		"InvalidArgument", "EntityTooLarge", "RequestTimeout", "MethodNotAllowed", "MissingContentLength",
+		"InvalidBucketName", "NotImplemented"),
+}
