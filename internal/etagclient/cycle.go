@@ -47,6 +47,9 @@ func (c *Client) cycle(batch []*op) ([]*op, outcome) {
 			}
 			return c.finishAbsent(batch)
 		}
+		if batch = c.checkItems(batch); len(batch) == 0 {
+			return nil, outcome{}
+		}
 		next, changed, err := c.nextDocument(batch)
 		if err != nil {
 			c.cfg.observer.Write(WriteError)
@@ -170,6 +173,36 @@ func (c *Client) write(batch []*op, next *Document, create bool, base Version) (
 		}
 	}
 	return ans, err
+}
+
+// checkItems fails, alone, each change that adds an ID the backend's rules
+// refuse (see ItemChecker), and returns the others. Removals are not
+// checked: an ID the backend could never hold is simply not on the list.
+func (c *Client) checkItems(batch []*op) []*op {
+	ic := c.itemChecker()
+	if ic == nil {
+		return batch
+	}
+	rest := batch[:0:0]
+	for _, o := range batch {
+		if !o.read {
+			if err := checkAdds(ic, o.change.Add); err != nil {
+				c.finish(o, outcome{err: fmt.Errorf("update %s: %w", c.safeURL, err)})
+				continue
+			}
+		}
+		rest = append(rest, o)
+	}
+	return rest
+}
+
+func checkAdds(ic ItemChecker, ids []string) error {
+	for _, id := range ids {
+		if err := ic.CheckItem(id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // nextDocument applies the batch's changes, in order, to the cached

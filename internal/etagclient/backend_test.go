@@ -1,0 +1,146 @@
+package etagclient_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/listkeeper/listkeeper/internal/etagclient"
+)
+
+// memoryBackend keeps a list in memory behind the Backend seam, with a
+// version that every write bumps, and refuses IDs that start with "bad"
+// (ItemChecker). It loses the first lostWrites writes as if another writer
+// had won, so the engine's retry through the seam is exercised.
+type memoryBackend struct {
+	mu         sync.Mutex
+	items      []string
+	version    int
+	lostWrites int
+	reads      int
+	writes     int
+}
+
+func (m *memoryBackend) Read(_ context.Context, have etagclient.Version) (etagclient.ReadAnswer, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reads++
+	tag := fmt.Sprintf("v%d", m.version)
+	if have.Tag == tag {
+		return etagclient.ReadAnswer{NotModified: true}, nil
+	}
+	doc, err := etagclient.NewDocument(nil)
+	if err != nil {
+		return etagclient.ReadAnswer{}, err
+	}
+	if doc, err = doc.WithItems(append([]string(nil), m.items...)); err != nil {
+		return etagclient.ReadAnswer{}, err
+	}
+	return etagclient.ReadAnswer{Doc: doc, Version: etagclient.Version{Tag: tag}}, nil
+}
+
+func (m *memoryBackend) Write(_ context.Context, next *etagclient.Document, create bool, base etagclient.Version) (etagclient.WriteAnswer, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.writes++
+	if create {
+		return etagclient.WriteAnswer{}, fmt.Errorf("%w: cannot create", etagclient.ErrRejected)
+	}
+	if m.lostWrites > 0 {
+		m.lostWrites--
+		m.version++ // another writer won
+		return etagclient.WriteAnswer{Outcome: etagclient.WriteLost}, nil
+	}
+	if base.Tag != fmt.Sprintf("v%d", m.version) {
+		return etagclient.WriteAnswer{Outcome: etagclient.WriteLost}, nil
+	}
+	m.items = append([]string(nil), next.Items()...)
+	m.version++
+	return etagclient.WriteAnswer{Outcome: etagclient.WriteCommitted, Version: etagclient.Version{Tag: fmt.Sprintf("v%d", m.version)}}, nil
+}
+
+func (m *memoryBackend) Close() {}
+
+func (m *memoryBackend) CheckItem(id string) error {
+	if strings.HasPrefix(id, "bad") {
+		return fmt.Errorf("%w: ID %q is not allowed here", etagclient.ErrRejected, id)
+	}
+	return nil
+}
+
+// TestBackendSeam: a backend brought with WithBackend is read and written
+// through the seam like the HTTP one: a lost write is retried from a fresh
+// read, the version it returns is what the next write is conditional on
+// and what callers see, and an ID its ItemChecker refuses fails its own
+// change alone while the others commit.
+func TestBackendSeam(t *testing.T) {
+	m := &memoryBackend{items: []string{"foreign"}, lostWrites: 2}
+	c, err := etagclient.New("memory://list/1",
+		etagclient.WithBackend(func(env etagclient.BackendEnv) (etagclient.Backend, error) {
+			if env.HTTPClient == nil || env.ShownURL != "memory://list/1" {
+				return nil, errors.New("the engine lent no HTTP client or the wrong shown URL")
+			}
+			return m, nil
+		}),
+		etagclient.WithBatchInterval(0), etagclient.WithConflictPolicy(tinyPolicy(10)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+
+	res, err := c.Update(t.Context(), etagclient.Change{Add: []string{"a"}})
+	if err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	if !res.Written || res.Items != 2 || res.ETag != "v3" {
+		t.Fatalf("result = %+v, want written, 2 items, version v3 (two lost writes, then the commit)", res)
+	}
+
+	bad, err := c.Submit(etagclient.Change{Add: []string{"bad-id"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := c.Submit(etagclient.Change{Add: []string{"b"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-bad.Done()
+	<-good.Done()
+	if _, err := bad.Result(); !errors.Is(err, etagclient.ErrRejected) || !strings.Contains(err.Error(), "bad-id") {
+		t.Errorf("refused ID: err = %v, want ErrRejected naming it", err)
+	}
+	if _, err := good.Result(); err != nil {
+		t.Errorf("the other change of the batch: %v", err)
+	}
+	snap, err := c.Read(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(snap.Items, ","); got != "foreign,a,b" {
+		t.Errorf("items = %s, want foreign,a,b", got)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.writes != 4 {
+		t.Errorf("backend writes = %d, want 4 (two lost, two committed)", m.writes)
+	}
+}
+
+// TestBackendURLMustParse: with a backend, any absolute URL names the list;
+// without one, only http and https do.
+func TestBackendURLMustParse(t *testing.T) {
+	if _, err := etagclient.New("memory://list/1"); err == nil {
+		t.Error("a non-http URL without a backend was accepted")
+	}
+	f := func(etagclient.BackendEnv) (etagclient.Backend, error) { return &memoryBackend{}, nil }
+	if _, err := etagclient.New("not a url", etagclient.WithBackend(f)); err == nil {
+		t.Error("an unparsable URL with a backend was accepted")
+	}
+	wantErr := errors.New("factory refused")
+	if _, err := etagclient.New("memory://x/y", etagclient.WithBackend(func(etagclient.BackendEnv) (etagclient.Backend, error) { return nil, wantErr })); !errors.Is(err, wantErr) {
+		t.Errorf("factory error: got %v", err)
+	}
+}
