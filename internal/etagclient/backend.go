@@ -47,6 +47,17 @@ type ItemChecker interface {
 	CheckItem(id string) error
 }
 
+// ItemNormalizer is implemented by a backend whose items have a canonical
+// spelling that the backend's store uses (a CIDR: "10.0.0.1" is stored as
+// "10.0.0.1/32"). The engine spells every ID of a change canonically before
+// applying it or comparing it with the list, so an ID written in another
+// spelling neither goes on the list twice nor looks missing forever. An ID
+// NormalizeItem cannot spell is returned unchanged (ItemChecker refuses
+// it).
+type ItemNormalizer interface {
+	NormalizeItem(id string) string
+}
+
 // Version identifies what a backend read, for the next write to be
 // conditional on. The engine keeps it with the copy it read and hands it
 // back; only the backend looks inside.

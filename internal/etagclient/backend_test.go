@@ -64,6 +64,9 @@ func (m *memoryBackend) Write(_ context.Context, next *etagclient.Document, crea
 
 func (m *memoryBackend) Close() {}
 
+// NormalizeItem spells IDs in lower case, as the store keeps them.
+func (m *memoryBackend) NormalizeItem(id string) string { return strings.ToLower(id) }
+
 func (m *memoryBackend) CheckItem(id string) error {
 	if strings.HasPrefix(id, "bad") {
 		return fmt.Errorf("%w: ID %q is not allowed here", etagclient.ErrRejected, id)
@@ -74,8 +77,9 @@ func (m *memoryBackend) CheckItem(id string) error {
 // TestBackendSeam: a backend brought with WithBackend is read and written
 // through the seam like the HTTP one: a lost write is retried from a fresh
 // read, the version it returns is what the next write is conditional on
-// and what callers see, and an ID its ItemChecker refuses fails its own
-// change alone while the others commit.
+// and what callers see, IDs are spelled as the backend keeps them
+// (ItemNormalizer), and an ID its ItemChecker refuses fails its own change
+// alone while the others commit.
 func TestBackendSeam(t *testing.T) {
 	m := &memoryBackend{items: []string{"foreign"}, lostWrites: 2}
 	c, err := etagclient.New("memory://list/1",
@@ -115,6 +119,17 @@ func TestBackendSeam(t *testing.T) {
 	if _, err := good.Result(); err != nil {
 		t.Errorf("the other change of the batch: %v", err)
 	}
+	// Another spelling of an ID on the list is that ID: nothing to write,
+	// and removing it in yet another spelling takes it off.
+	if res, err := c.Update(t.Context(), etagclient.Change{Add: []string{"A"}}); err != nil || res.Written {
+		t.Errorf("adding A beside a: written=%v err=%v, want nothing written", res.Written, err)
+	}
+	if _, err := c.Update(t.Context(), etagclient.Change{Add: []string{"C"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Update(t.Context(), etagclient.Change{Remove: []string{"c"}}); err != nil {
+		t.Fatal(err)
+	}
 	snap, err := c.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -124,8 +139,8 @@ func TestBackendSeam(t *testing.T) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.writes != 4 {
-		t.Errorf("backend writes = %d, want 4 (two lost, two committed)", m.writes)
+	if m.writes != 6 {
+		t.Errorf("backend writes = %d, want 6 (two lost, four committed)", m.writes)
 	}
 }
 

@@ -163,19 +163,16 @@ func (b *ownedBackend) Close() {
 	}
 }
 
-// checker returns the backend's item rules, if it has any.
-func (b *ownedBackend) checker() ItemChecker {
-	c, _ := b.Backend.(ItemChecker)
-	return c
-}
-
-// itemChecker returns the item rules of the Client's backend, or nil.
-func (c *Client) itemChecker() ItemChecker {
-	if o, ok := c.backend.(*ownedBackend); ok {
-		return o.checker()
+// itemRules returns the item rules of the Client's backend: how it spells
+// IDs and which it refuses; nil for what it has none of.
+func (c *Client) itemRules() (ItemNormalizer, ItemChecker) {
+	b := c.backend
+	if o, ok := b.(*ownedBackend); ok {
+		b = o.Backend
 	}
-	ic, _ := c.backend.(ItemChecker)
-	return ic
+	n, _ := b.(ItemNormalizer)
+	ic, _ := b.(ItemChecker)
+	return n, ic
 }
 
 // use makes loc the Client's location. Only the cycle goroutine, or a

@@ -175,17 +175,22 @@ func (c *Client) write(batch []*op, next *Document, create bool, base Version) (
 	return ans, err
 }
 
-// checkItems fails, alone, each change that adds an ID the backend's rules
-// refuse (see ItemChecker), and returns the others. Removals are not
-// checked: an ID the backend could never hold is simply not on the list.
+// checkItems spells the IDs of each change as the backend stores them
+// (ItemNormalizer), and fails, alone, each change that adds an ID the
+// backend's rules refuse (ItemChecker); it returns the others. Removals
+// are not checked: an ID the backend could never hold is simply not on the
+// list.
 func (c *Client) checkItems(batch []*op) []*op {
-	ic := c.itemChecker()
-	if ic == nil {
+	norm, ic := c.itemRules()
+	if norm == nil && ic == nil {
 		return batch
 	}
 	rest := batch[:0:0]
 	for _, o := range batch {
 		if !o.read {
+			if norm != nil {
+				o.change = Change{Add: normalizeAll(norm, o.change.Add), Remove: normalizeAll(norm, o.change.Remove)}
+			}
 			if err := checkAdds(ic, o.change.Add); err != nil {
 				c.finish(o, outcome{err: fmt.Errorf("update %s: %w", c.safeURL, err)})
 				continue
@@ -196,7 +201,21 @@ func (c *Client) checkItems(batch []*op) []*op {
 	return rest
 }
 
+func normalizeAll(n ItemNormalizer, ids []string) []string {
+	if len(ids) == 0 {
+		return ids
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = n.NormalizeItem(id)
+	}
+	return out
+}
+
 func checkAdds(ic ItemChecker, ids []string) error {
+	if ic == nil {
+		return nil
+	}
 	for _, id := range ids {
 		if err := ic.CheckItem(id); err != nil {
 			return err
