@@ -23,10 +23,10 @@ package v1alpha1
 type WAFv2Scope string
 
 const (
-	// WAFv2ScopeRegional: an IP set of a region (ALB, API Gateway, AppSync,
+	// WAFv2ScopeRegional is an IP set of a region (ALB, API Gateway, AppSync,
 	// Cognito, App Runner, Verified Access).
 	WAFv2ScopeRegional WAFv2Scope = "REGIONAL"
-	// WAFv2ScopeCloudFront: an IP set for CloudFront, kept in us-east-1.
+	// WAFv2ScopeCloudFront is an IP set for CloudFront, kept in us-east-1.
 	WAFv2ScopeCloudFront WAFv2Scope = "CLOUDFRONT"
 )
 

@@ -40,13 +40,29 @@ const (
 )
 
 // ExternalListSpec is where an external list lives and how to talk to it.
-// +kubebuilder:validation:XValidation:rule="has(self.url) != has(self.urlFrom)",message="exactly one of url and urlFrom must be set"
+// The list lives in exactly one place: a JSON document (url or urlFrom), an
+// AWS WAF IP set (wafv2) or the binding of a role in a Google Cloud IAM
+// policy (gcpIAM). The fields that only make sense for a JSON document
+// (itemsPointer, headersFrom, createIfMissing) are refused with the other
+// two: listkeeper never creates an IP set or a policy binding, an SDK call
+// takes no extra headers, and the list is the set's addresses or the
+// binding's members, never an array inside a document. Each of those two
+// needs the one credential kind its provider accepts, and an http:// endpoint
+// would carry those credentials in clear text, so it needs allowInsecureHTTP.
+// +kubebuilder:validation:XValidation:rule="(has(self.url) ? 1 : 0) + (has(self.urlFrom) ? 1 : 0) + (has(self.wafv2) ? 1 : 0) + (has(self.gcpIAM) ? 1 : 0) == 1",message="exactly one of url, urlFrom, wafv2 and gcpIAM must be set"
 // +kubebuilder:validation:XValidation:rule="!has(self.url) || !self.url.lowerAscii().startsWith('http://') || (has(self.allowInsecureHTTP) && self.allowInsecureHTTP) || (!has(self.headersFrom) && !has(self.auth))",message="headersFrom and auth send secrets, which an http:// url would carry in clear text: use an https url, or set allowInsecureHTTP to true for a test or loopback server"
+// +kubebuilder:validation:XValidation:rule="!has(self.wafv2) || (has(self.auth) && has(self.auth.aws) && !has(self.auth.gcp) && !has(self.auth.azure))",message="wafv2 needs auth.aws, and no other auth: an IP set is reached with AWS credentials only"
+// +kubebuilder:validation:XValidation:rule="!has(self.gcpIAM) || (has(self.auth) && has(self.auth.gcp) && !has(self.auth.aws) && !has(self.auth.azure))",message="gcpIAM needs auth.gcp, and no other auth: an IAM policy is reached with Google Cloud credentials only"
+// +kubebuilder:validation:XValidation:rule="!(has(self.wafv2) || has(self.gcpIAM)) || !has(self.itemsPointer) || self.itemsPointer.size() == 0",message="itemsPointer must be empty with wafv2 or gcpIAM: the list is the IP set's addresses or the binding's members, not an array in a JSON document"
+// +kubebuilder:validation:XValidation:rule="!(has(self.wafv2) || has(self.gcpIAM)) || !has(self.headersFrom)",message="headersFrom is refused with wafv2 or gcpIAM: requests to them carry only the credentials of auth"
+// +kubebuilder:validation:XValidation:rule="!(has(self.wafv2) || has(self.gcpIAM)) || !has(self.createIfMissing) || !self.createIfMissing",message="createIfMissing is refused with wafv2 or gcpIAM: listkeeper never creates an IP set or a policy binding"
+// +kubebuilder:validation:XValidation:rule="!has(self.wafv2) || !has(self.wafv2.endpoint) || !self.wafv2.endpoint.lowerAscii().startsWith('http://') || (has(self.allowInsecureHTTP) && self.allowInsecureHTTP)",message="auth sends credentials, which an http:// wafv2.endpoint would carry in clear text: use an https endpoint, or set allowInsecureHTTP to true for a test or loopback server"
+// +kubebuilder:validation:XValidation:rule="!has(self.gcpIAM) || !has(self.gcpIAM.endpoint) || !self.gcpIAM.endpoint.lowerAscii().startsWith('http://') || (has(self.allowInsecureHTTP) && self.allowInsecureHTTP)",message="auth sends credentials, which an http:// gcpIAM.endpoint would carry in clear text: use an https endpoint, or set allowInsecureHTTP to true for a test or loopback server"
 type ExternalListSpec struct {
 	// url is the http or https URL of the JSON document that holds the list.
 	// The server must answer GET with a strong ETag and honour If-Match on
 	// PUT; see the listkeeper documentation for the full HTTP contract.
-	// Exactly one of url and urlFrom is set.
+	// Exactly one of url, urlFrom, wafv2 and gcpIAM is set.
 	// +optional
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != ''",message="url must be an http or https URL"
@@ -55,25 +71,30 @@ type ExternalListSpec struct {
 	// urlFrom takes the URL from a Secret, for URLs that carry a token (an
 	// Azure SAS URL, an S3 presigned URL): the URL then never shows in the
 	// object, in printer columns, conditions, events, logs or metrics.
-	// Exactly one of url and urlFrom is set.
+	// Exactly one of url, urlFrom, wafv2 and gcpIAM is set.
 	// +optional
 	URLFrom *URLSource `json:"urlFrom,omitempty"`
 
 	// wafv2 keeps the list in an AWS WAF IP set instead of a JSON document:
-	// the set's addresses are the list. It needs spec.auth.aws. Exactly one
-	// of url, urlFrom, wafv2 and gcpIAM is set.
+	// the set's addresses are the list. It needs spec.auth.aws and refuses
+	// itemsPointer, headersFrom and createIfMissing. Exactly one of url,
+	// urlFrom, wafv2 and gcpIAM is set.
 	// +optional
 	WAFv2 *WAFv2IPSet `json:"wafv2,omitempty"`
 
 	// gcpIAM keeps the list in a Google Cloud IAM policy: the members of
 	// one role's unconditional binding are the list. It needs
-	// spec.auth.gcp. Exactly one of url, urlFrom, wafv2 and gcpIAM is set.
+	// spec.auth.gcp and refuses itemsPointer, headersFrom and
+	// createIfMissing. Exactly one of url, urlFrom, wafv2 and gcpIAM is set.
 	// +optional
 	GCPIAM *GCPIAMBinding `json:"gcpIAM,omitempty"`
 
-	// auth says how requests are authenticated to an object store: at most
-	// one of aws, gcp and azure. Default: none (headersFrom, if set, is sent
-	// as it is).
+	// auth says how requests are authenticated: at most one of aws, gcp and
+	// azure. With url or urlFrom it signs requests to an object store (S3,
+	// Google Cloud Storage, Azure Blob Storage). wafv2 needs aws and gcpIAM
+	// needs gcp, since each provider's API accepts only its own credentials.
+	// Default: none (headersFrom, if set, is sent as it is); wafv2 and gcpIAM
+	// have no default.
 	// +optional
 	Auth *StoreAuth `json:"auth,omitempty"`
 
@@ -81,6 +102,8 @@ type ExternalListSpec struct {
 	// inside the document, for example "/items" or "/data/tenants".
 	// The default, "", means the document itself is the array. Everything in
 	// the document outside the array is preserved when the list is written.
+	// Only a list at url or urlFrom is a JSON document: with wafv2 or gcpIAM
+	// it must be empty.
 	// +optional
 	// +kubebuilder:default=""
 	// +kubebuilder:validation:MaxLength=1024
@@ -89,6 +112,8 @@ type ExternalListSpec struct {
 
 	// headersFrom names a Secret whose entries are sent as request headers,
 	// for example a key "Authorization" with value "Bearer <token>".
+	// Only for url and urlFrom: with wafv2 or gcpIAM the provider's SDK
+	// sends the requests, authenticated by auth alone, so it is refused.
 	// Default: no extra headers.
 	// +optional
 	HeadersFrom *HeadersSource `json:"headersFrom,omitempty"`
@@ -119,7 +144,9 @@ type ExternalListSpec struct {
 	// createIfMissing, when true, creates the document (an empty list at
 	// itemsPointer) when the server answers 404, instead of reporting
 	// ListNotFound. The create is conditional (If-None-Match: *), so it never
-	// overwrites a document that appeared meanwhile. Default: false.
+	// overwrites a document that appeared meanwhile. Only for url and
+	// urlFrom: listkeeper never creates an IP set (wafv2) or a policy
+	// binding (gcpIAM), so true is refused with them. Default: false.
 	// +optional
 	// +kubebuilder:default=false
 	CreateIfMissing bool `json:"createIfMissing,omitempty"`
@@ -132,9 +159,10 @@ type ExternalListSpec struct {
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 
 	// allowInsecureHTTP allows Secret-sourced headers, store credentials
-	// and URLs from a Secret to be sent over plain http. Without it such a
-	// list must use https. Meant for tests and loopback servers only.
-	// Default: false.
+	// and URLs from a Secret to be sent over plain http, and an http://
+	// endpoint for wafv2 or gcpIAM (whose requests always carry
+	// credentials). Without it such a list must use https. Meant for tests
+	// and loopback servers only. Default: false.
 	// +optional
 	// +kubebuilder:default=false
 	AllowInsecureHTTP bool `json:"allowInsecureHTTP,omitempty"`
@@ -197,7 +225,10 @@ type ExternalListStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// etag is the strong ETag of the document as last read or written.
+	// etag is the version the list was last read or written at: the strong
+	// ETag of the document for url and urlFrom, the IP set's LockToken for
+	// wafv2, the IAM policy's etag for gcpIAM. The next write is
+	// conditional on it.
 	// +optional
 	ETag string `json:"etag,omitempty"`
 
@@ -245,8 +276,9 @@ type ExternalListStatus struct {
 	DocumentID string `json:"documentID,omitempty"`
 }
 
-// ExternalList is a list of IDs that lives outside Kubernetes, as a JSON
-// document behind an HTTP API, together with how to reach and change it.
+// ExternalList is a list of IDs that lives outside Kubernetes (a JSON
+// document behind an HTTP API, an AWS WAF IP set or the members of a Google
+// Cloud IAM role binding), together with how to reach and change it.
 // ListEntries that refer to it put their IDs on it.
 //
 // +kubebuilder:object:root=true

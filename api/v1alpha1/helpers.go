@@ -98,8 +98,40 @@ func (s *ExternalListSpec) EffectiveMode() ListMode {
 	return ListModeAdditive
 }
 
+// Backends. Where a list lives, as ExternalListSpec.Backend names it: the
+// same words as the spec fields that select them, so that a log line or a
+// metric label reads like the object.
+const (
+	// BackendHTTP is a JSON document at url or urlFrom (an HTTP API or an
+	// object store).
+	BackendHTTP = "http"
+	// BackendWAFv2 is an AWS WAF IP set (spec.wafv2).
+	BackendWAFv2 = "wafv2"
+	// BackendGCPIAM is the binding of a role in a Google Cloud IAM policy
+	// (spec.gcpIAM).
+	BackendGCPIAM = "gcpIAM"
+)
+
+// Backend returns which backend keeps the list: BackendWAFv2 when
+// spec.wafv2 is set, BackendGCPIAM when spec.gcpIAM is set, and BackendHTTP
+// otherwise. The API admits exactly one of url, urlFrom, wafv2 and gcpIAM;
+// for a spec built in code with more than one, wafv2 wins over gcpIAM and
+// both over url and urlFrom.
+func (s *ExternalListSpec) Backend() string {
+	switch {
+	case s.WAFv2 != nil:
+		return BackendWAFv2
+	case s.GCPIAM != nil:
+		return BackendGCPIAM
+	default:
+		return BackendHTTP
+	}
+}
+
 // SecretNames returns the names of every Secret the list reads: headers,
-// URL and store credentials.
+// URL and the credentials of auth, whichever backend they sign requests to
+// (an object store, a WAF IP set or an IAM policy). Ambient credentials
+// (auth without a secretRef) name no Secret.
 func (s *ExternalListSpec) SecretNames() []string {
 	var out []string
 	add := func(name string) {
@@ -138,6 +170,9 @@ func (l *ExternalList) ResyncPeriod() time.Duration { return l.Spec.ResyncPeriod
 
 // EffectiveMode is Spec.EffectiveMode.
 func (l *ExternalList) EffectiveMode() ListMode { return l.Spec.EffectiveMode() }
+
+// Backend is Spec.Backend.
+func (l *ExternalList) Backend() string { return l.Spec.Backend() }
 
 // SecretNames is Spec.SecretNames.
 func (l *ExternalList) SecretNames() []string { return l.Spec.SecretNames() }

@@ -17,6 +17,7 @@ limitations under the License.
 package v1alpha1
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -106,5 +107,74 @@ func TestPrintableID(t *testing.T) {
 		if got := PrintableID(id); got != want {
 			t.Errorf("PrintableID(%q) = %t, want %t", id, got, want)
 		}
+	}
+}
+
+func TestSecretNames(t *testing.T) {
+	awsKeys := &StoreAuth{AWS: &AWSAuth{Region: "us-east-1", SecretRef: &SecretReference{Name: "aws-keys"}}}
+	gcpKey := &StoreAuth{GCP: &GCPAuth{SecretRef: &SecretReference{Name: "gcp-key"}}}
+	wafv2 := &WAFv2IPSet{Region: "us-east-1", Scope: WAFv2ScopeRegional, Name: "allow", ID: "a1b2c3d4-0000-1111-2222-333344445555"}
+	gcpIAM := &GCPIAMBinding{Resource: "//cloudresourcemanager.googleapis.com/projects/p", Role: "roles/viewer"}
+	tests := []struct {
+		name string
+		spec ExternalListSpec
+		want []string
+	}{
+		{name: "url without Secrets", spec: ExternalListSpec{URL: "https://lists.example.com/allow"}},
+		{name: "headers and urlFrom", spec: ExternalListSpec{
+			URLFrom:     &URLSource{SecretKeyRef: SecretKeySelector{Name: "sas", Key: "url"}},
+			HeadersFrom: &HeadersSource{SecretRef: SecretReference{Name: "hdr"}},
+		}, want: []string{"hdr", "sas"}},
+		{name: "one Secret named twice is listed once", spec: ExternalListSpec{
+			URLFrom:     &URLSource{SecretKeyRef: SecretKeySelector{Name: "both", Key: "url"}},
+			HeadersFrom: &HeadersSource{SecretRef: SecretReference{Name: "both"}},
+		}, want: []string{"both"}},
+		{name: "s3 keys", spec: ExternalListSpec{URL: "https://b.s3.amazonaws.com/k", Auth: awsKeys}, want: []string{"aws-keys"}},
+		{name: "azure shared key", spec: ExternalListSpec{URL: "https://a.blob.core.windows.net/c/b", Auth: &StoreAuth{
+			Azure: &AzureAuth{SharedKey: &AzureSharedKey{SecretRef: SecretReference{Name: "az"}}},
+		}}, want: []string{"az"}},
+		{name: "wafv2 with AWS keys", spec: ExternalListSpec{WAFv2: wafv2, Auth: awsKeys}, want: []string{"aws-keys"}},
+		{name: "wafv2 with ambient AWS credentials", spec: ExternalListSpec{WAFv2: wafv2, Auth: &StoreAuth{AWS: &AWSAuth{Region: "us-east-1"}}}},
+		{name: "gcpIAM with a service account key", spec: ExternalListSpec{GCPIAM: gcpIAM, Auth: gcpKey}, want: []string{"gcp-key"}},
+		{name: "gcpIAM with workload identity", spec: ExternalListSpec{GCPIAM: gcpIAM, Auth: &StoreAuth{GCP: &GCPAuth{}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := &ExternalList{Spec: tt.spec}
+			if got := l.SecretNames(); !slices.Equal(got, tt.want) {
+				t.Errorf("SecretNames() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBackend(t *testing.T) {
+	wafv2 := &WAFv2IPSet{Region: "us-east-1", Scope: WAFv2ScopeRegional, Name: "allow", ID: "a1b2c3d4"}
+	gcpIAM := &GCPIAMBinding{Resource: "//cloudresourcemanager.googleapis.com/projects/p", Role: "roles/viewer"}
+	tests := []struct {
+		name string
+		spec ExternalListSpec
+		want string
+	}{
+		{name: "url", spec: ExternalListSpec{URL: "https://lists.example.com/allow"}, want: BackendHTTP},
+		{name: "urlFrom", spec: ExternalListSpec{URLFrom: &URLSource{SecretKeyRef: SecretKeySelector{Name: "sas", Key: "url"}}}, want: BackendHTTP},
+		{name: "empty spec", want: BackendHTTP},
+		{name: "wafv2", spec: ExternalListSpec{WAFv2: wafv2}, want: BackendWAFv2},
+		{name: "gcpIAM", spec: ExternalListSpec{GCPIAM: gcpIAM}, want: BackendGCPIAM},
+		{name: "wafv2 wins over url", spec: ExternalListSpec{URL: "https://lists.example.com/allow", WAFv2: wafv2}, want: BackendWAFv2},
+		{name: "gcpIAM wins over url", spec: ExternalListSpec{URL: "https://lists.example.com/allow", GCPIAM: gcpIAM}, want: BackendGCPIAM},
+		{name: "wafv2 wins over gcpIAM", spec: ExternalListSpec{WAFv2: wafv2, GCPIAM: gcpIAM}, want: BackendWAFv2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := &ExternalList{Spec: tt.spec}
+			if got := l.Backend(); got != tt.want {
+				t.Errorf("Backend() = %q, want %q", got, tt.want)
+			}
+			cl := &ClusterExternalList{Spec: ClusterExternalListSpec{ExternalListSpec: tt.spec}}
+			if got := cl.ListSpec().Backend(); got != tt.want {
+				t.Errorf("ClusterExternalList: Backend() = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

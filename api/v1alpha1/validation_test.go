@@ -26,6 +26,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1alpha1 "github.com/listkeeper/listkeeper/api/v1alpha1"
@@ -99,6 +100,16 @@ func newList(mutate func(*v1alpha1.ExternalListSpec)) *v1alpha1.ExternalList {
 	return l
 }
 
+func newClusterList(mutate func(*v1alpha1.ExternalListSpec)) *v1alpha1.ClusterExternalList {
+	l := &v1alpha1.ClusterExternalList{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "cxl-"},
+		Spec: v1alpha1.ClusterExternalListSpec{
+			ExternalListSpec: newList(mutate).Spec,
+		},
+	}
+	return l
+}
+
 func newEntry(mutate func(*v1alpha1.ListEntrySpec)) *v1alpha1.ListEntry {
 	e := &v1alpha1.ListEntry{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: "le-", Namespace: testNamespace},
@@ -121,32 +132,103 @@ func duration(s string) *metav1.Duration {
 	return &metav1.Duration{Duration: d}
 }
 
-func TestExternalListValidation(t *testing.T) {
-	env.Require(t)
+// The messages of the rules on ExternalListSpec, as the API server answers
+// them.
+const (
+	urlMsg           = "url must be an http or https URL"
+	pointerMsg       = "itemsPointer must be empty or an RFC 6901 JSON pointer"
+	intervalMsg      = "resyncInterval must be a duration of at least 10s"
+	exactlyOneMsg    = "exactly one of url, urlFrom, wafv2 and gcpIAM must be set"
+	insecureMsg      = "headersFrom and auth send secrets, which an http:// url would carry in clear text"
+	wafv2AuthMsg     = "wafv2 needs auth.aws, and no other auth"
+	gcpIAMAuthMsg    = "gcpIAM needs auth.gcp, and no other auth"
+	noPointerMsg     = "itemsPointer must be empty with wafv2 or gcpIAM"
+	noHeadersMsg     = "headersFrom is refused with wafv2 or gcpIAM"
+	noCreateMsg      = "createIfMissing is refused with wafv2 or gcpIAM"
+	wafv2InsecureMsg = "auth sends credentials, which an http:// wafv2.endpoint would carry in clear text"
+	gcpInsecureMsg   = "auth sends credentials, which an http:// gcpIAM.endpoint would carry in clear text"
+	endpointMsg      = "endpoint must be an http or https URL"
+	cloudFrontMsg    = "an IP set of scope CLOUDFRONT lives in region us-east-1"
+	resourceMsg      = "resource must be //cloudresourcemanager.googleapis.com/projects/P"
+	roleMsg          = "role must be roles/NAME, projects/P/roles/NAME or organizations/O/roles/NAME"
+)
 
-	const (
-		urlMsg      = "url must be an http or https URL"
-		pointerMsg  = "itemsPointer must be empty or an RFC 6901 JSON pointer"
-		intervalMsg = "resyncInterval must be a duration of at least 10s"
-		oneURLMsg   = "exactly one of url and urlFrom must be set"
-		insecureMsg = "headersFrom and auth send secrets, which an http:// url would carry in clear text"
-	)
-	plain := func(s *v1alpha1.ExternalListSpec) { s.URL = "http://lists.example.com/allow" }
-	headers := func(s *v1alpha1.ExternalListSpec) {
-		s.HeadersFrom = &v1alpha1.HeadersSource{SecretRef: v1alpha1.SecretReference{Name: "auth"}}
-	}
-	both := func(fs ...func(*v1alpha1.ExternalListSpec)) func(*v1alpha1.ExternalListSpec) {
-		return func(s *v1alpha1.ExternalListSpec) {
-			for _, f := range fs {
-				f(s)
-			}
+// specTest is one spec the API server must accept (want nil) or refuse.
+// mutate changes the spec newList starts from (an https url and nothing
+// else).
+type specTest struct {
+	name   string
+	mutate func(*v1alpha1.ExternalListSpec)
+	want   *rejection
+}
+
+// all applies every f in turn, to build a spec from named parts.
+func all(fs ...func(*v1alpha1.ExternalListSpec)) func(*v1alpha1.ExternalListSpec) {
+	return func(s *v1alpha1.ExternalListSpec) {
+		for _, f := range fs {
+			f(s)
 		}
 	}
-	tests := []struct {
-		name   string
-		mutate func(*v1alpha1.ExternalListSpec)
-		want   *rejection
-	}{
+}
+
+// Parts of the specs below.
+var (
+	plain = func(s *v1alpha1.ExternalListSpec) { s.URL = "http://lists.example.com/allow" }
+	noURL = func(s *v1alpha1.ExternalListSpec) { s.URL = "" }
+	url   = func(s *v1alpha1.ExternalListSpec) { s.URL = "https://lists.example.com/allow" }
+
+	urlFrom = func(s *v1alpha1.ExternalListSpec) {
+		s.URLFrom = &v1alpha1.URLSource{SecretKeyRef: v1alpha1.SecretKeySelector{Name: "sas", Key: "url"}}
+	}
+	headers = func(s *v1alpha1.ExternalListSpec) {
+		s.HeadersFrom = &v1alpha1.HeadersSource{SecretRef: v1alpha1.SecretReference{Name: "auth"}}
+	}
+	insecure = func(s *v1alpha1.ExternalListSpec) { s.AllowInsecureHTTP = true }
+
+	awsKeys = func(s *v1alpha1.ExternalListSpec) {
+		s.Auth = &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{Region: "us-east-1", SecretRef: &v1alpha1.SecretReference{Name: "aws"}}}
+	}
+	gcpKey = func(s *v1alpha1.ExternalListSpec) {
+		s.Auth = &v1alpha1.StoreAuth{GCP: &v1alpha1.GCPAuth{SecretRef: &v1alpha1.SecretReference{Name: "gcp"}}}
+	}
+	azureKey = func(s *v1alpha1.ExternalListSpec) {
+		s.Auth = &v1alpha1.StoreAuth{Azure: &v1alpha1.AzureAuth{SharedKey: &v1alpha1.AzureSharedKey{SecretRef: v1alpha1.SecretReference{Name: "az"}}}}
+	}
+	noAuth = func(s *v1alpha1.ExternalListSpec) { s.Auth = nil }
+
+	// wafv2 is a valid list in a regional IP set: the set alone, no url,
+	// AWS keys from a Secret.
+	wafv2 = all(noURL, awsKeys, func(s *v1alpha1.ExternalListSpec) {
+		s.WAFv2 = &v1alpha1.WAFv2IPSet{
+			Region: "us-east-1", Scope: v1alpha1.WAFv2ScopeRegional,
+			Name: "allow-list", ID: "a1b2c3d4-5678-90ab-cdef-0123456789ab",
+		}
+	})
+	wafv2Endpoint = func(e string) func(*v1alpha1.ExternalListSpec) {
+		return func(s *v1alpha1.ExternalListSpec) { s.WAFv2.Endpoint = e }
+	}
+
+	// gcpIAM is a valid list in the binding of roles/storage.objectViewer
+	// on resource: the binding alone, no url, a service account key from a
+	// Secret.
+	gcpIAM = func(resource string) func(*v1alpha1.ExternalListSpec) {
+		return all(noURL, gcpKey, func(s *v1alpha1.ExternalListSpec) {
+			s.GCPIAM = &v1alpha1.GCPIAMBinding{Resource: resource, Role: "roles/storage.objectViewer"}
+		})
+	}
+	project = gcpIAM("//cloudresourcemanager.googleapis.com/projects/my-project-42")
+	gcpRole = func(r string) func(*v1alpha1.ExternalListSpec) {
+		return func(s *v1alpha1.ExternalListSpec) { s.GCPIAM.Role = r }
+	}
+	gcpEndpoint = func(e string) func(*v1alpha1.ExternalListSpec) {
+		return func(s *v1alpha1.ExternalListSpec) { s.GCPIAM.Endpoint = e }
+	}
+)
+
+// specTests are the specs that ExternalList and ClusterExternalList (whose
+// spec inlines ExternalListSpec) must both accept or refuse.
+func specTests() []specTest {
+	return []specTest{
 		{name: "minimal"},
 		{name: "every field set", mutate: func(s *v1alpha1.ExternalListSpec) {
 			s.URL = "https://lists.example.com:8443/v1/tenants?format=json"
@@ -163,14 +245,9 @@ func TestExternalListValidation(t *testing.T) {
 		{name: "url path only", mutate: func(s *v1alpha1.ExternalListSpec) { s.URL = "/lists/allow" }, want: &rejection{"spec.url", urlMsg}},
 		{name: "url without host", mutate: func(s *v1alpha1.ExternalListSpec) { s.URL = "http://" }, want: &rejection{"spec.url", urlMsg}},
 		{name: "url not a URL", mutate: func(s *v1alpha1.ExternalListSpec) { s.URL = "not a url" }, want: &rejection{"spec.url", urlMsg}},
-		{name: "url empty, no urlFrom", mutate: func(s *v1alpha1.ExternalListSpec) { s.URL = "" }, want: &rejection{"spec", oneURLMsg}},
-		{name: "urlFrom instead of url", mutate: func(s *v1alpha1.ExternalListSpec) {
-			s.URL = ""
-			s.URLFrom = &v1alpha1.URLSource{SecretKeyRef: v1alpha1.SecretKeySelector{Name: "sas", Key: "url"}}
-		}},
-		{name: "url and urlFrom", mutate: func(s *v1alpha1.ExternalListSpec) {
-			s.URLFrom = &v1alpha1.URLSource{SecretKeyRef: v1alpha1.SecretKeySelector{Name: "sas", Key: "url"}}
-		}, want: &rejection{"spec", oneURLMsg}},
+		{name: "none of url, urlFrom, wafv2 and gcpIAM", mutate: noURL, want: &rejection{"spec", exactlyOneMsg}},
+		{name: "urlFrom instead of url", mutate: all(noURL, urlFrom)},
+		{name: "url and urlFrom", mutate: urlFrom, want: &rejection{"spec", exactlyOneMsg}},
 		{name: "urlFrom without key", mutate: func(s *v1alpha1.ExternalListSpec) {
 			s.URL = ""
 			s.URLFrom = &v1alpha1.URLSource{SecretKeyRef: v1alpha1.SecretKeySelector{Name: "sas"}}
@@ -187,9 +264,7 @@ func TestExternalListValidation(t *testing.T) {
 		{name: "auth aws and gcp", mutate: func(s *v1alpha1.ExternalListSpec) {
 			s.Auth = &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{Region: "eu-west-1"}, GCP: &v1alpha1.GCPAuth{}}
 		}, want: &rejection{"spec.auth", "at most one of aws, gcp and azure may be set"}},
-		{name: "auth azure shared key", mutate: func(s *v1alpha1.ExternalListSpec) {
-			s.Auth = &v1alpha1.StoreAuth{Azure: &v1alpha1.AzureAuth{SharedKey: &v1alpha1.AzureSharedKey{SecretRef: v1alpha1.SecretReference{Name: "az"}}}}
-		}},
+		{name: "auth azure shared key", mutate: azureKey},
 		{name: "auth azure workload identity", mutate: func(s *v1alpha1.ExternalListSpec) {
 			s.Auth = &v1alpha1.StoreAuth{Azure: &v1alpha1.AzureAuth{WorkloadIdentity: &v1alpha1.AzureWorkloadIdentity{}}}
 		}},
@@ -213,34 +288,103 @@ func TestExternalListValidation(t *testing.T) {
 		{name: "resync below the minimum", mutate: func(s *v1alpha1.ExternalListSpec) { s.ResyncInterval = duration("9s") }, want: &rejection{"spec.resyncInterval", intervalMsg}},
 		{name: "resync negative", mutate: func(s *v1alpha1.ExternalListSpec) { s.ResyncInterval = duration("-1m") }, want: &rejection{"spec.resyncInterval", intervalMsg}},
 		{name: "http without secrets", mutate: plain},
-		{name: "http with headersFrom", mutate: both(plain, headers), want: &rejection{"spec", insecureMsg}},
-		{name: "HTTP in capitals with headersFrom", mutate: both(headers, func(s *v1alpha1.ExternalListSpec) {
+		{name: "http with headersFrom", mutate: all(plain, headers), want: &rejection{"spec", insecureMsg}},
+		{name: "HTTP in capitals with headersFrom", mutate: all(headers, func(s *v1alpha1.ExternalListSpec) {
 			s.URL = "HTTP://lists.example.com/allow"
 		}), want: &rejection{"spec", insecureMsg}},
-		{name: "http with aws keys", mutate: both(plain, func(s *v1alpha1.ExternalListSpec) {
+		{name: "http with aws keys", mutate: all(plain, func(s *v1alpha1.ExternalListSpec) {
 			s.Auth = &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{Region: "eu-west-1", SecretRef: &v1alpha1.SecretReference{Name: "aws"}}}
 		}), want: &rejection{"spec", insecureMsg}},
-		{name: "http with workload identity", mutate: both(plain, func(s *v1alpha1.ExternalListSpec) {
+		{name: "http with workload identity", mutate: all(plain, func(s *v1alpha1.ExternalListSpec) {
 			s.Auth = &v1alpha1.StoreAuth{GCP: &v1alpha1.GCPAuth{}}
 		}), want: &rejection{"spec", insecureMsg}},
-		{name: "http with headersFrom, opted in", mutate: both(plain, headers, func(s *v1alpha1.ExternalListSpec) {
-			s.AllowInsecureHTTP = true
-		})},
-		{name: "https with headersFrom and auth", mutate: both(headers, func(s *v1alpha1.ExternalListSpec) {
+		{name: "http with headersFrom, opted in", mutate: all(plain, headers, insecure)},
+		{name: "https with headersFrom and auth", mutate: all(headers, func(s *v1alpha1.ExternalListSpec) {
 			s.Auth = &v1alpha1.StoreAuth{GCP: &v1alpha1.GCPAuth{}}
 		})},
 		// A URL from a Secret is checked by the operator, which can read it.
-		{name: "urlFrom with headersFrom", mutate: both(headers, func(s *v1alpha1.ExternalListSpec) {
-			s.URL = ""
-			s.URLFrom = &v1alpha1.URLSource{SecretKeyRef: v1alpha1.SecretKeySelector{Name: "sas", Key: "url"}}
-		})},
+		{name: "urlFrom with headersFrom", mutate: all(headers, noURL, urlFrom)},
 		{name: "deletionPolicy Delete", mutate: func(s *v1alpha1.ExternalListSpec) { s.DeletionPolicy = v1alpha1.DeletionPolicyDelete }},
 		{name: "deletionPolicy unknown", mutate: func(s *v1alpha1.ExternalListSpec) { s.DeletionPolicy = "Keep" }, want: &rejection{field: "spec.deletionPolicy"}},
 		{name: "header secret without name", mutate: func(s *v1alpha1.ExternalListSpec) {
 			s.HeadersFrom = &v1alpha1.HeadersSource{}
 		}, want: &rejection{field: "spec.headersFrom.secretRef.name"}},
+
+		// spec.wafv2: an AWS WAF IP set.
+		{name: "wafv2 regional in us-east-1", mutate: wafv2},
+		{name: "wafv2 regional in eu-west-1", mutate: all(wafv2, func(s *v1alpha1.ExternalListSpec) { s.WAFv2.Region = "eu-west-1" })},
+		{name: "wafv2 for CloudFront in us-east-1", mutate: all(wafv2, func(s *v1alpha1.ExternalListSpec) { s.WAFv2.Scope = v1alpha1.WAFv2ScopeCloudFront })},
+		{name: "wafv2 for CloudFront outside us-east-1", mutate: all(wafv2, func(s *v1alpha1.ExternalListSpec) {
+			s.WAFv2.Scope = v1alpha1.WAFv2ScopeCloudFront
+			s.WAFv2.Region = "eu-west-1"
+		}), want: &rejection{"spec.wafv2", cloudFrontMsg}},
+		{name: "wafv2 scope unknown", mutate: all(wafv2, func(s *v1alpha1.ExternalListSpec) { s.WAFv2.Scope = "GLOBAL" }), want: &rejection{field: "spec.wafv2.scope"}},
+		{name: "wafv2 scope in lower case", mutate: all(wafv2, func(s *v1alpha1.ExternalListSpec) { s.WAFv2.Scope = "regional" }), want: &rejection{field: "spec.wafv2.scope"}},
+		{name: "wafv2 id empty", mutate: all(wafv2, func(s *v1alpha1.ExternalListSpec) { s.WAFv2.ID = "" }), want: &rejection{field: "spec.wafv2.id"}},
+		{name: "wafv2 id not hex", mutate: all(wafv2, func(s *v1alpha1.ExternalListSpec) { s.WAFv2.ID = "set/../other" }), want: &rejection{field: "spec.wafv2.id"}},
+		{name: "wafv2 name with a space", mutate: all(wafv2, func(s *v1alpha1.ExternalListSpec) { s.WAFv2.Name = "allow list" }), want: &rejection{field: "spec.wafv2.name"}},
+		{name: "wafv2 and url", mutate: all(wafv2, url), want: &rejection{"spec", exactlyOneMsg}},
+		{name: "wafv2 and urlFrom", mutate: all(wafv2, urlFrom), want: &rejection{"spec", exactlyOneMsg}},
+		{name: "wafv2 and gcpIAM", mutate: all(wafv2, func(s *v1alpha1.ExternalListSpec) {
+			s.GCPIAM = &v1alpha1.GCPIAMBinding{Resource: "//cloudresourcemanager.googleapis.com/projects/p", Role: "roles/viewer"}
+		}), want: &rejection{"spec", exactlyOneMsg}},
+		{name: "wafv2 with ambient AWS credentials", mutate: all(wafv2, func(s *v1alpha1.ExternalListSpec) { s.Auth.AWS.SecretRef = nil })},
+		{name: "wafv2 without auth", mutate: all(wafv2, noAuth), want: &rejection{"spec", wafv2AuthMsg}},
+		{name: "wafv2 with empty auth", mutate: all(wafv2, func(s *v1alpha1.ExternalListSpec) { s.Auth = &v1alpha1.StoreAuth{} }), want: &rejection{"spec", wafv2AuthMsg}},
+		{name: "wafv2 with auth.gcp", mutate: all(wafv2, gcpKey), want: &rejection{"spec", wafv2AuthMsg}},
+		{name: "wafv2 with auth.azure", mutate: all(wafv2, azureKey), want: &rejection{"spec", wafv2AuthMsg}},
+		{name: "wafv2 with auth.aws and auth.gcp", mutate: all(wafv2, func(s *v1alpha1.ExternalListSpec) { s.Auth.GCP = &v1alpha1.GCPAuth{} }), want: &rejection{"spec", wafv2AuthMsg}},
+		{name: "wafv2 with itemsPointer", mutate: all(wafv2, func(s *v1alpha1.ExternalListSpec) { s.ItemsPointer = "/items" }), want: &rejection{"spec", noPointerMsg}},
+		{name: "wafv2 with headersFrom", mutate: all(wafv2, headers), want: &rejection{"spec", noHeadersMsg}},
+		{name: "wafv2 with createIfMissing", mutate: all(wafv2, func(s *v1alpha1.ExternalListSpec) { s.CreateIfMissing = true }), want: &rejection{"spec", noCreateMsg}},
+		{name: "wafv2 with every other field", mutate: all(wafv2, insecure, func(s *v1alpha1.ExternalListSpec) {
+			s.Mode = v1alpha1.ListModeExclusive
+			s.ResyncInterval = duration("1m")
+			s.DeletionPolicy = v1alpha1.DeletionPolicyDelete
+		})},
+		{name: "wafv2 https endpoint", mutate: all(wafv2, wafv2Endpoint("https://wafv2.internal.example.com"))},
+		{name: "wafv2 http endpoint", mutate: all(wafv2, wafv2Endpoint("http://127.0.0.1:4566")), want: &rejection{"spec", wafv2InsecureMsg}},
+		{name: "wafv2 HTTP endpoint in capitals", mutate: all(wafv2, wafv2Endpoint("HTTP://127.0.0.1:4566")), want: &rejection{"spec", wafv2InsecureMsg}},
+		{name: "wafv2 http endpoint, opted in", mutate: all(wafv2, wafv2Endpoint("http://127.0.0.1:4566"), insecure)},
+		{name: "wafv2 http endpoint with ambient credentials", mutate: all(wafv2, wafv2Endpoint("http://127.0.0.1:4566"), func(s *v1alpha1.ExternalListSpec) {
+			s.Auth.AWS.SecretRef = nil
+		}), want: &rejection{"spec", wafv2InsecureMsg}},
+		{name: "wafv2 endpoint not a URL", mutate: all(wafv2, wafv2Endpoint("wafv2.internal.example.com")), want: &rejection{"spec.wafv2.endpoint", endpointMsg}},
+
+		// spec.gcpIAM: the binding of a role in a Google Cloud IAM policy.
+		{name: "gcpIAM on a project", mutate: project},
+		{name: "gcpIAM on a folder", mutate: gcpIAM("//cloudresourcemanager.googleapis.com/folders/123456789012")},
+		{name: "gcpIAM on an organization", mutate: gcpIAM("//cloudresourcemanager.googleapis.com/organizations/123456789012")},
+		{name: "gcpIAM on a bucket", mutate: gcpIAM("//storage.googleapis.com/projects/_/buckets/my-bucket.example")},
+		{name: "gcpIAM on a compute instance", mutate: gcpIAM("//compute.googleapis.com/projects/p/zones/europe-west1-b/instances/vm"), want: &rejection{"spec.gcpIAM.resource", resourceMsg}},
+		{name: "gcpIAM resource without //", mutate: gcpIAM("cloudresourcemanager.googleapis.com/projects/p"), want: &rejection{"spec.gcpIAM.resource", resourceMsg}},
+		{name: "gcpIAM resource as a URL", mutate: gcpIAM("https://cloudresourcemanager.googleapis.com/v3/projects/p"), want: &rejection{"spec.gcpIAM.resource", resourceMsg}},
+		{name: "gcpIAM bucket of a named project", mutate: gcpIAM("//storage.googleapis.com/projects/p/buckets/b"), want: &rejection{"spec.gcpIAM.resource", resourceMsg}},
+		{name: "gcpIAM project role", mutate: all(project, gcpRole("projects/my-project-42/roles/listReader"))},
+		{name: "gcpIAM organization role", mutate: all(project, gcpRole("organizations/123456789012/roles/listReader"))},
+		{name: "gcpIAM role without prefix", mutate: all(project, gcpRole("viewer")), want: &rejection{"spec.gcpIAM.role", roleMsg}},
+		{name: "gcpIAM role without name", mutate: all(project, gcpRole("roles/")), want: &rejection{"spec.gcpIAM.role", roleMsg}},
+		{name: "gcpIAM role of a folder", mutate: all(project, gcpRole("folders/1/roles/custom")), want: &rejection{"spec.gcpIAM.role", roleMsg}},
+		{name: "gcpIAM role empty", mutate: all(project, gcpRole("")), want: &rejection{field: "spec.gcpIAM.role"}},
+		{name: "gcpIAM with workload identity", mutate: all(project, func(s *v1alpha1.ExternalListSpec) { s.Auth.GCP.SecretRef = nil })},
+		{name: "gcpIAM without auth", mutate: all(project, noAuth), want: &rejection{"spec", gcpIAMAuthMsg}},
+		{name: "gcpIAM with auth.aws", mutate: all(project, awsKeys), want: &rejection{"spec", gcpIAMAuthMsg}},
+		{name: "gcpIAM with auth.azure", mutate: all(project, azureKey), want: &rejection{"spec", gcpIAMAuthMsg}},
+		{name: "gcpIAM and url", mutate: all(project, url), want: &rejection{"spec", exactlyOneMsg}},
+		{name: "gcpIAM with itemsPointer", mutate: all(project, func(s *v1alpha1.ExternalListSpec) { s.ItemsPointer = "/bindings" }), want: &rejection{"spec", noPointerMsg}},
+		{name: "gcpIAM with headersFrom", mutate: all(project, headers), want: &rejection{"spec", noHeadersMsg}},
+		{name: "gcpIAM with createIfMissing", mutate: all(project, func(s *v1alpha1.ExternalListSpec) { s.CreateIfMissing = true }), want: &rejection{"spec", noCreateMsg}},
+		{name: "gcpIAM https endpoint", mutate: all(project, gcpEndpoint("https://iam.internal.example.com/"))},
+		{name: "gcpIAM http endpoint", mutate: all(project, gcpEndpoint("http://127.0.0.1:8085/")), want: &rejection{"spec", gcpInsecureMsg}},
+		{name: "gcpIAM http endpoint, opted in", mutate: all(project, gcpEndpoint("http://127.0.0.1:8085/"), insecure)},
+		{name: "gcpIAM endpoint without host", mutate: all(project, gcpEndpoint("https://")), want: &rejection{"spec.gcpIAM.endpoint", endpointMsg}},
 	}
-	for _, tt := range tests {
+}
+
+func TestExternalListValidation(t *testing.T) {
+	env.Require(t)
+
+	for _, tt := range specTests() {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			l := newList(tt.mutate)
@@ -248,6 +392,54 @@ func TestExternalListValidation(t *testing.T) {
 			checkResult(t, err, tt.want)
 			if err == nil {
 				t.Cleanup(func() { _ = k8sClient.Delete(ctx, l) })
+			}
+		})
+	}
+}
+
+// TestClusterExternalListValidation checks that the ClusterExternalList CRD,
+// generated separately, carries every rule of the spec it inlines.
+func TestClusterExternalListValidation(t *testing.T) {
+	env.Require(t)
+
+	for _, tt := range specTests() {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			l := newClusterList(tt.mutate)
+			err := k8sClient.Create(ctx, l)
+			checkResult(t, err, tt.want)
+			if err == nil {
+				t.Cleanup(func() { _ = k8sClient.Delete(ctx, l) })
+			}
+		})
+	}
+}
+
+// TestWAFv2RequiredFields sends specs whose IP set lacks a required field
+// altogether, which a typed client cannot do (it sends "" instead).
+func TestWAFv2RequiredFields(t *testing.T) {
+	env.Require(t)
+
+	for _, field := range []string{"region", "scope", "name", "id"} {
+		t.Run(field, func(t *testing.T) {
+			ctx := context.Background()
+			set := map[string]any{
+				"region": "us-east-1", "scope": "REGIONAL",
+				"name": "allow-list", "id": "a1b2c3d4-5678-90ab-cdef-0123456789ab",
+			}
+			delete(set, field)
+			u := &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": v1alpha1.GroupVersion.String(), "kind": "ExternalList",
+				"metadata": map[string]any{"generateName": "xl-", "namespace": testNamespace},
+				"spec": map[string]any{
+					"wafv2": set,
+					"auth":  map[string]any{"aws": map[string]any{"region": "us-east-1", "secretRef": map[string]any{"name": "aws"}}},
+				},
+			}}
+			err := k8sClient.Create(ctx, u)
+			checkResult(t, err, &rejection{field: "spec.wafv2." + field, message: "Required value"})
+			if err == nil {
+				t.Cleanup(func() { _ = k8sClient.Delete(ctx, u) })
 			}
 		})
 	}
