@@ -55,6 +55,16 @@ var storeSamples = map[string]func(t *testing.T, s *sampleSet){
 			t.Errorf("credentials.json has type %q and token_uri %q, want a service-account key with Google's token endpoint", key["type"], key["token_uri"])
 		}
 	},
+	"wafv2": func(t *testing.T, s *sampleSet) {
+		l := s.one(t, "ExternalList", "wafv2-egress-allow")
+		s.wantField(t, l, "wafv2-credentials", "spec", "auth", "aws", "secretRef", "name")
+		s.wantKeys(t, "wafv2-credentials", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")
+	},
+	"gcpiam": func(t *testing.T, s *sampleSet) {
+		l := s.one(t, "ExternalList", "gcpiam-bucket-readers")
+		s.wantField(t, l, "gcpiam-credentials", "spec", "auth", "gcp", "secretRef", "name")
+		s.wantKeys(t, "gcpiam-credentials", "credentials.json")
+	},
 	"azure": func(t *testing.T, s *sampleSet) {
 		l := s.one(t, "ExternalList", "azure-allow-list")
 		s.wantField(t, l, "azure-account", "spec", "auth", "azure", "sharedKey", "secretRef", "name")
@@ -238,6 +248,15 @@ func checkSample(t *testing.T, s *sampleSet) {
 					t.Errorf("%s %s names Secret %s, which the sample does not have", o.GetKind(), o.GetName(), ref)
 				}
 			}
+			if backendSample(spec) {
+				// No URL: a provider's API, at its public endpoint.
+				for _, f := range []string{"wafv2", "gcpIAM"} {
+					if ep, ok, _ := unstructured.NestedString(spec, f, "endpoint"); ok {
+						t.Errorf("%s %s sets %s.endpoint %q; a sample uses the provider's own", o.GetKind(), o.GetName(), f, ep)
+					}
+				}
+				continue
+			}
 			raw, _, _ := unstructured.NestedString(spec, "url")
 			if name, _, _ := unstructured.NestedString(spec, "urlFrom", "secretKeyRef", "name"); name != "" {
 				key, _, _ := unstructured.NestedString(spec, "urlFrom", "secretKeyRef", "key")
@@ -273,4 +292,15 @@ func secretRefs(spec map[string]any) []string {
 		}
 	}
 	return out
+}
+
+// backendSample reports whether a list's spec names a list behind a
+// provider's API (spec.wafv2, spec.gcpIAM) instead of a URL.
+func backendSample(spec map[string]any) bool {
+	for _, f := range []string{"wafv2", "gcpIAM"} {
+		if _, ok, _ := unstructured.NestedMap(spec, f); ok {
+			return true
+		}
+	}
+	return false
 }
