@@ -159,3 +159,30 @@ func TestBackendURLMustParse(t *testing.T) {
 		t.Errorf("factory error: got %v", err)
 	}
 }
+
+// TestBackendSpellingBeforeSettling: a fresh client's first change is
+// spelled as the backend keeps IDs before its first read may settle it, so
+// a removal in another spelling takes the ID off instead of "already
+// holding"; and a change's RetainOnly is spelled too, not dropped.
+func TestBackendSpellingBeforeSettling(t *testing.T) {
+	m := &memoryBackend{items: []string{"foreign", "x", "y"}}
+	c, err := etagclient.New("memory://list/2",
+		etagclient.WithBackend(func(etagclient.BackendEnv) (etagclient.Backend, error) { return m, nil }),
+		etagclient.WithBatchInterval(0), etagclient.WithConflictPolicy(tinyPolicy(10)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	res, err := c.Update(t.Context(), etagclient.Change{Remove: []string{"X"}})
+	if err != nil || !res.Written {
+		t.Fatalf("removing X from a list holding x: written=%v err=%v, want a write", res.Written, err)
+	}
+	if _, err := c.Update(t.Context(), etagclient.Change{RetainOnly: []string{"FOREIGN"}}); err != nil {
+		t.Fatal(err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if got := strings.Join(m.items, ","); got != "foreign" {
+		t.Errorf("items = %s, want foreign (x removed, y dropped by RetainOnly)", got)
+	}
+}

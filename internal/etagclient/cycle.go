@@ -18,6 +18,7 @@ func (c *Client) cycle(batch []*op) ([]*op, outcome) {
 	needRead := !c.cache.known || c.cache.stale || anyRead(batch)
 	readThisCycle := false
 	for {
+		c.spellItems(batch)
 		if needRead {
 			if err := c.refresh(); err != nil {
 				c.cfg.observer.Write(WriteError)
@@ -175,22 +176,38 @@ func (c *Client) write(batch []*op, next *Document, create bool, base Version) (
 	return ans, err
 }
 
-// checkItems spells the IDs of each change as the backend stores them
-// (ItemNormalizer), and fails, alone, each change that adds an ID the
-// backend's rules refuse (ItemChecker); it returns the others. Removals
-// are not checked: an ID the backend could never hold is simply not on the
-// list.
+// spellItems spells the IDs of each change of the batch as the backend
+// stores them (ItemNormalizer), before anything compares them with the
+// list: a read may settle a change, and "10.0.0.1" must settle on the
+// "10.0.0.1/32" an IP set holds. It is idempotent, so changes that joined
+// the cycle later are spelled when the loop comes round.
+func (c *Client) spellItems(batch []*op) {
+	norm, _ := c.itemRules()
+	if norm == nil {
+		return
+	}
+	for _, o := range batch {
+		if !o.read {
+			o.change = Change{
+				Add:        normalizeAll(norm, o.change.Add),
+				Remove:     normalizeAll(norm, o.change.Remove),
+				RetainOnly: normalizeAll(norm, o.change.RetainOnly),
+			}
+		}
+	}
+}
+
+// checkItems fails, alone, each change that adds an ID the backend's rules
+// refuse (ItemChecker), and returns the others. Removals are not checked:
+// an ID the backend could never hold is simply not on the list.
 func (c *Client) checkItems(batch []*op) []*op {
-	norm, ic := c.itemRules()
-	if norm == nil && ic == nil {
+	_, ic := c.itemRules()
+	if ic == nil {
 		return batch
 	}
 	rest := batch[:0:0]
 	for _, o := range batch {
 		if !o.read {
-			if norm != nil {
-				o.change = Change{Add: normalizeAll(norm, o.change.Add), Remove: normalizeAll(norm, o.change.Remove)}
-			}
 			if err := checkAdds(ic, o.change.Add); err != nil {
 				c.finish(o, outcome{err: fmt.Errorf("update %s: %w", c.safeURL, err)})
 				continue
@@ -213,9 +230,6 @@ func normalizeAll(n ItemNormalizer, ids []string) []string {
 }
 
 func checkAdds(ic ItemChecker, ids []string) error {
-	if ic == nil {
-		return nil
-	}
 	for _, id := range ids {
 		if err := ic.CheckItem(id); err != nil {
 			return err

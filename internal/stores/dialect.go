@@ -1,6 +1,7 @@
 package stores
 
 import (
+	"errors"
 	"encoding/xml"
 	"io"
 	"net/http"
@@ -59,7 +60,7 @@ func (c codes) classOf(code string) error { return c.class[code] }
 
 // missing reports a code that the store files under ErrNotFound: its
 // bucket or container, not only the object, is missing.
-func (c codes) missing(code string) bool { return c.class[code] == etagclient.ErrNotFound }
+func (c codes) missing(code string) bool { return errors.Is(c.class[code], etagclient.ErrNotFound) }
 
 func set(names ...string) map[string]struct{} {
 	m := make(map[string]struct{}, len(names))
