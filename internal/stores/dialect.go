@@ -1,8 +1,8 @@
 package stores
 
 import (
-	"errors"
 	"encoding/xml"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
