@@ -40,10 +40,12 @@ const WAFv2MaxAddresses = 10_000
 // version.
 //
 //   - Read is GetIPSet. The addresses are kept exactly as read, so that
-//     another writer's entries go back byte for byte; WAF stores CIDRs in
-//     canonical form (IPv6 lower-case and compressed), which is why
-//     CheckItem takes IDs only in that form. A set that does not exist is
-//     ErrNotFound: listkeeper never creates one.
+//     another writer's entries go back byte for byte. WAF stores CIDR
+//     blocks in canonical form (IPv6 lower-case and compressed), which is
+//     why the engine spells every ID that way before it applies a change
+//     (NormalizeItem): an ID in another spelling would never be seen on
+//     the list. A set that does not exist is ErrNotFound: listkeeper never
+//     creates one.
 //   - Write is UpdateIPSet with the lock token of the read it is based
 //     on, and the description of that read: UpdateIPSet replaces the
 //     set's description too, and one left out would be cleared. A stale
@@ -62,8 +64,9 @@ type wafv2Backend struct {
 }
 
 var (
-	_ etagclient.Backend     = (*wafv2Backend)(nil)
-	_ etagclient.ItemChecker = (*wafv2Backend)(nil)
+	_ etagclient.Backend        = (*wafv2Backend)(nil)
+	_ etagclient.ItemChecker    = (*wafv2Backend)(nil)
+	_ etagclient.ItemNormalizer = (*wafv2Backend)(nil)
 )
 
 // wafv2Version is what a write must carry back from the read it is based
@@ -148,10 +151,20 @@ func (b *wafv2Backend) Write(ctx context.Context, next *etagclient.Document, cre
 	return answer, nil
 }
 
-// CheckItem implements etagclient.ItemChecker: an ID must be a CIDR block
-// in the canonical form NormalizeCIDR gives (which is how WAF stores it:
-// an ID in another form would never be seen on the list), of the set's
-// address family once a read has told it.
+// NormalizeItem implements etagclient.ItemNormalizer: an ID is spelled as
+// WAF stores it (NormalizeCIDR), so that "10.0.0.1" is the "10.0.0.1/32"
+// the set holds; an ID that is no CIDR block stays as it is, for
+// CheckItem to refuse.
+func (b *wafv2Backend) NormalizeItem(id string) string {
+	if norm, err := NormalizeCIDR(id); err == nil {
+		return norm
+	}
+	return id
+}
+
+// CheckItem implements etagclient.ItemChecker: an ID must be an address or
+// a CIDR block that NormalizeCIDR takes, of the set's address family once
+// a read has told it (either before).
 func (b *wafv2Backend) CheckItem(id string) error {
 	return checkWAFv2Item(id, int(b.family.Load()))
 }

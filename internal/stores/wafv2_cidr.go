@@ -43,8 +43,8 @@ var ErrInvalidCIDR = errors.New("not a CIDR block that AWS WAF accepts")
 // anything that is not an address; and what WAF would store as another
 // family than it reads: an IPv4-mapped IPv6 address (::ffff:10.0.0.1), to
 // be written as the IPv4 block. Zones (fe80::1%eth0) and leading zeros
-// are refused too. The controller normalises each entry's ID with it
-// before it submits the change.
+// are refused too. The WAFv2 backend spells every ID of a change with it
+// before the engine applies the change (NormalizeItem).
 func NormalizeCIDR(id string) (string, error) {
 	var p netip.Prefix
 	if strings.Contains(id, "/") {
@@ -75,17 +75,16 @@ func NormalizeCIDR(id string) (string, error) {
 }
 
 // checkWAFv2Item decides whether id may be an item of an IP set of family
-// (4 or 6; 0 when not known yet): a CIDR block in the form NormalizeCIDR
-// gives, of that family. The error wraps etagclient.ErrRejected and names
-// the problem; the ID itself is shown only as a short printable excerpt.
+// (4 or 6; 0 when not known yet): an address or CIDR block that
+// NormalizeCIDR takes, of that family. The engine has spelled it
+// canonically first (NormalizeItem), so what it writes is what WAF stores.
+// The error wraps etagclient.ErrRejected and names the problem; the ID
+// itself is shown only as a short printable excerpt.
 func checkWAFv2Item(id string, family int) error {
 	shown := safetext.Short(id, 64)
 	norm, err := NormalizeCIDR(id)
-	switch {
-	case err != nil:
+	if err != nil {
 		return fmt.Errorf("%w: ID %q is %w", etagclient.ErrRejected, shown, err)
-	case norm != id:
-		return fmt.Errorf("%w: ID %q is not in the form AWS WAF stores, which is %q: write it that way, or it will never be seen on the list", etagclient.ErrRejected, shown, norm)
 	}
 	v4 := !strings.Contains(norm, ":")
 	switch {

@@ -74,8 +74,9 @@ func TestNormalizeCIDR(t *testing.T) {
 	}
 }
 
-// TestWAFv2CheckItem: the backend takes an ID only in the form WAF stores,
-// of either family before a read and of the set's family after one; a
+// TestWAFv2CheckItem: the backend spells IDs as WAF stores them
+// (NormalizeItem) and takes addresses and blocks NormalizeCIDR takes, of
+// either family before a read and of the set's family after one; a
 // refused ID is ErrRejected, naming the problem.
 func TestWAFv2CheckItem(t *testing.T) {
 	f := startWAF(t) // an IPv4 set
@@ -84,6 +85,18 @@ func TestWAFv2CheckItem(t *testing.T) {
 	if !ok {
 		t.Fatal("the WAFv2 backend is not an ItemChecker")
 	}
+	normalizer, ok := b.(etagclient.ItemNormalizer)
+	if !ok {
+		t.Fatal("the WAFv2 backend is not an ItemNormalizer")
+	}
+	for id, want := range map[string]string{
+		"10.0.0.1": "10.0.0.1/32", "10.0.0.0/8": "10.0.0.0/8", "2001:DB8::/32": "2001:db8::/32",
+		"10.0.0.1/24": "10.0.0.1/24", "office": "office", // refused by CheckItem, left alone
+	} {
+		if got := normalizer.NormalizeItem(id); got != want {
+			t.Errorf("NormalizeItem(%q) = %q, want %q", id, got, want)
+		}
+	}
 	tests := []struct {
 		id                    string
 		beforeRead, afterRead bool // accepted?
@@ -91,12 +104,13 @@ func TestWAFv2CheckItem(t *testing.T) {
 	}{
 		{"10.0.0.1/32", true, true, ""},
 		{"10.0.0.0/8", true, true, ""},
+		{"10.0.0.1", true, true, ""},
 		{"2001:db8::/32", true, false, "IPv6 block"},
-		{"10.0.0.1", false, false, "10.0.0.1/32"},
-		{"2001:DB8::/32", false, false, "2001:db8::/32"},
+		{"2001:DB8::1", true, false, "IPv6 block"},
 		{"10.0.0.1/24", false, false, "beyond the prefix"},
 		{"office", false, false, "not an IP address"},
 		{"::ffff:10.0.0.1/128", false, false, "IPv4-mapped"},
+		{"0.0.0.0/0", false, false, "/0"},
 	}
 	check := func(after bool) {
 		for _, tt := range tests {
