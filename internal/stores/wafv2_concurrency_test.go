@@ -18,9 +18,11 @@ package stores_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -151,6 +153,51 @@ func TestWAFv2ConcurrentReplicas(t *testing.T) {
 		st.Operations(wafv2fake.OpGetIPSet), st.Succeeded(wafv2fake.OpUpdateIPSet), st.CountCode("WAFOptimisticLockException"))
 	if st.CountCode("WAFOptimisticLockException") == 0 {
 		t.Error("no UpdateIPSet lost to another: no two writes raced, so the case did not test what it names")
+	}
+}
+
+// TestWAFv2EngineFence: the engine's fence reaches the SDK's requests. A
+// change whose writer's right ends right before its UpdateIPSet goes out
+// fails with ErrFenced, and WAF never sees the update: the write's context
+// travels through the SDK to the engine's HTTP client, which refuses it,
+// and the backend hands the fence's error back as the cause.
+func TestWAFv2EngineFence(t *testing.T) {
+	f := startWAF(t)
+	stores.SetWAFv2RetryWait(t, time.Millisecond, time.Millisecond)
+	factory, _, err := stores.WAFv2Backend(t.Context(), f.spec(), wafAuth, wafKey, stores.Policy{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := etagclient.New("wafv2://"+f.srv.Region()+"/REGIONAL/"+wafSetName+"/"+f.id,
+		etagclient.WithBackend(factory), etagclient.WithBatchInterval(0),
+		etagclient.WithTransportRetries(3, time.Millisecond, time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	// The right holds when the engine asks before it computes the write,
+	// and has ended when the request is about to leave.
+	var asked atomic.Int64
+	owns := func() bool { return asked.Add(1) == 1 }
+	p, err := c.SubmitFenced(etagclient.Change{Add: []string{"203.0.113.9/32"}}, owns, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), stuckAfter)
+	defer cancel()
+	select {
+	case <-p.Done():
+	case <-ctx.Done():
+		t.Fatal("the fenced change did not finish")
+	}
+	if _, err := p.Result(); !errors.Is(err, etagclient.ErrFenced) {
+		t.Fatalf("err = %v, want ErrFenced", err)
+	}
+	if n := f.srv.Stats().Operations(wafv2fake.OpUpdateIPSet); n != 0 {
+		t.Errorf("%d UpdateIPSet requests reached WAF after the right ended", n)
+	}
+	if slices.Contains(f.set(t).Addresses, "203.0.113.9/32") {
+		t.Error("the fenced change landed")
 	}
 }
 
