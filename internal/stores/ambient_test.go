@@ -18,6 +18,7 @@ import (
 	"github.com/listkeeper/listkeeper/internal/stores"
 	"github.com/listkeeper/listkeeper/internal/storetest/gcstoken"
 	"github.com/listkeeper/listkeeper/internal/storetest/s3fake"
+	"github.com/listkeeper/listkeeper/internal/storetest/wafv2fake"
 )
 
 // noSecrets is the SecretFunc of a list that names no Secret.
@@ -263,4 +264,105 @@ func TestAmbientEveryRequest(t *testing.T) {
 	if n := tokenHits.n.Load(); n > 0 {
 		t.Errorf("the token endpoint got %d requests", n)
 	}
+}
+
+// TestAmbientWAFv2: a WAFv2 list without a Secret signs with the AWS
+// default chain (IRSA web identity here, against a fake STS) only for AWS
+// WAF's own endpoints of its region over https and the hosts the policy
+// adds. Refused, the chain is not even loaded: STS sees nothing, and the
+// endpoint gets no request.
+func TestAmbientWAFv2(t *testing.T) {
+	const keyID, secret, session = "ASIAAMBIENTWAFFAKE", "ambient-waf-secret-key", "ambient-waf-session-token-4c1d"
+	sts := &hits{answer: fakeSTS(keyID, secret, session)}
+	stsSrv := serve(t, sts)
+	webIdentity(t, stsSrv.URL)
+	stores.SetWAFv2RetryWait(t, time.Millisecond, time.Millisecond)
+	auth := &v1alpha1.AWSAuth{Region: "us-east-1"}
+	spec := func(endpoint string) *v1alpha1.WAFv2IPSet {
+		return &v1alpha1.WAFv2IPSet{Region: "us-east-1", Scope: v1alpha1.WAFv2ScopeRegional, Name: "allow",
+			ID: "00000000-0000-4000-8000-000000000000", Endpoint: endpoint}
+	}
+
+	for _, tc := range refusals {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := startRecorder(t)
+			before := sts.n.Load()
+			_, _, err := stores.WAFv2Backend(t.Context(), spec(rec.srv.URL), auth, noSecrets, tc.policy, true)
+			wantRefused(t, err)
+			if _, n := rec.credentials(); n > 0 {
+				t.Errorf("the endpoint got %d requests", n)
+			}
+			if n := sts.n.Load() - before; n > 0 {
+				t.Errorf("STS got %d requests: the default chain was used", n)
+			}
+		})
+	}
+
+	t.Run("AWS WAF's own endpoints, over https only", func(t *testing.T) {
+		allowed := stores.Policy{Ambient: true}
+		for _, endpoint := range []string{"", "https://wafv2.us-east-1.amazonaws.com", "https://wafv2-fips.us-east-1.amazonaws.com/"} {
+			if _, _, err := stores.WAFv2Backend(t.Context(), spec(endpoint), auth, noSecrets, allowed, true); err != nil {
+				t.Errorf("endpoint %q: %v", endpoint, err)
+			}
+		}
+		for _, endpoint := range []string{"http://wafv2.us-east-1.amazonaws.com", "https://wafv2.eu-west-1.amazonaws.com"} {
+			_, _, err := stores.WAFv2Backend(t.Context(), spec(endpoint), auth, noSecrets, allowed, true)
+			wantRefused(t, err)
+		}
+	})
+
+	t.Run("a host the policy adds", func(t *testing.T) {
+		waf, err := wafv2fake.New(wafv2fake.WithCredentials(aws.Credentials{AccessKeyID: keyID, SecretAccessKey: secret, SessionToken: session}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		waf.Start()
+		t.Cleanup(waf.Close)
+		id, err := waf.CreateIPSet(wafv2fake.ScopeRegional, "allow", "", wafv2fake.IPv4, []string{"192.0.2.0/24"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := spec(waf.URL())
+		s.ID = id
+		factory, _, err := stores.WAFv2Backend(t.Context(), s, auth, noSecrets, stores.Policy{Ambient: true, AmbientHosts: []string{"127.0.0.1"}}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := factory(wafEnv(t, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		if _, err := b.Read(t.Context(), etagclient.Version{}); err != nil {
+			t.Fatalf("read with the operator's identity from an allowed host: %v", err)
+		}
+		if sts.n.Load() == 0 {
+			t.Fatal("STS was never asked: the read was not signed with the ambient identity")
+		}
+	})
+
+	t.Run("every request, as sent", func(t *testing.T) {
+		// An allowed host that redirects to another: the request to the
+		// other host is refused before it is signed or sent.
+		other := startRecorder(t)
+		redirect := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, strings.Replace(other.srv.URL, "127.0.0.1", "localhost", 1)+"/", http.StatusFound)
+		}))
+		factory, _, err := stores.WAFv2Backend(t.Context(), spec(redirect.URL), auth, noSecrets, stores.Policy{Ambient: true, AmbientHosts: []string{"127.0.0.1"}}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := factory(wafEnv(t, 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		_, err = b.Read(t.Context(), etagclient.Version{})
+		if !errors.Is(err, stores.ErrAmbientNotAllowed) || !errors.Is(err, etagclient.ErrUnauthorized) {
+			t.Errorf("err = %v, want ErrAmbientNotAllowed as ErrUnauthorized", err)
+		}
+		if _, n := other.credentials(); n > 0 {
+			t.Errorf("the other host got %d requests", n)
+		}
+	})
 }

@@ -31,45 +31,82 @@ func awsOptions(ctx context.Context, a *v1alpha1.AWSAuth, rawURL string, secret 
 	if service == "" {
 		service = "s3"
 	}
-	var provider aws.CredentialsProvider
-	var fp string
-	var check func(*url.URL) error
-	if a.SecretRef != nil {
-		vals, err := keys(ctx, secret, a.SecretRef.Name, []string{AWSAccessKeyID, AWSSecretAccessKey}, AWSSessionToken)
-		if err != nil {
-			return nil, "", err
-		}
-		provider = aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(vals[AWSAccessKeyID], vals[AWSSecretAccessKey], vals[AWSSessionToken]))
-		vals["region"], vals["service"] = a.Region, service
-		fp = fingerprint("aws-secret", vals)
-	} else {
-		endpoint, endpoints := func(string) bool { return false }, "no endpoint of "+service
-		if service == "s3" {
-			endpoint, endpoints = s3Endpoint(a.Region), fmt.Sprintf("Amazon S3's endpoints of region %q over https", a.Region)
-		}
-		var err error
-		if check, err = ambientCheck(policy, rawURL, "spec.auth.aws without a Secret", endpoints, endpoint); err != nil {
-			return nil, "", err
-		}
-		// The chain's own calls (STS, EKS Pod Identity, instance
-		// metadata) end with the signing request that wanted them. The
-		// SDK's own HTTP client stays: it honours AWS_CA_BUNDLE.
-		cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(a.Region),
-			config.WithAPIOptions([]func(*middleware.Stack) error{bindToSigningRequest}))
-		if err != nil {
-			return nil, "", fmt.Errorf("%w: AWS default credential chain: %w", ErrSpec, err)
-		}
-		provider = cfg.Credentials // an aws.CredentialsCache
-		fp = fingerprint("aws-default-chain", map[string]string{"region": a.Region, "service": service})
+	target := awsTarget{region: a.Region, service: service, rawURL: rawURL,
+		endpoint: func(string) bool { return false }, endpoints: "no endpoint of " + service}
+	if service == "s3" {
+		target.endpoint, target.endpoints = s3Endpoint(a.Region), fmt.Sprintf("Amazon S3's endpoints of region %q over https", a.Region)
 	}
-	var s etagclient.Signer = &awsSigner{creds: provider, region: a.Region, service: service}
-	if check != nil {
-		s = &ambientGate{check: check, next: s}
+	id, err := awsCredentials(ctx, a.SecretRef, target, secret, policy)
+	if err != nil {
+		return nil, "", err
+	}
+	var s etagclient.Signer = &awsSigner{creds: id.provider, region: a.Region, service: service}
+	if id.check != nil {
+		s = &ambientGate{check: id.check, next: s}
 	}
 	return []etagclient.Option{
 		etagclient.WithSigner(s),
 		etagclient.WithDialect(S3),
-	}, fp, nil
+	}, id.fingerprint, nil
+}
+
+// awsTarget is what an AWS identity signs for: a region, a service's
+// signing name, the URL the requests go to, and the service's own
+// endpoints (the hosts the operator's identity may go to without
+// Policy.AmbientHosts naming them), with those endpoints in words for
+// errors.
+type awsTarget struct {
+	region, service, rawURL string
+	endpoint                func(host string) bool
+	endpoints               string
+}
+
+// awsIdentity is the identity a list signs with.
+type awsIdentity struct {
+	// provider returns the credentials, cached and refreshed before they
+	// expire (an aws.CredentialsCache).
+	provider aws.CredentialsProvider
+	// fingerprint changes when the credentials do (a rotated Secret).
+	fingerprint string
+	// check is the test every request's URL must pass before it is
+	// signed with the operator's own identity (see ambientCheck); nil
+	// for a Secret's keys, which go anywhere.
+	check func(*url.URL) error
+}
+
+// awsCredentials returns the identity of spec.auth.aws for target: the
+// keys of the Secret that secretRef names, in a CredentialsCache, or,
+// without a Secret, the SDK's default chain (IRSA, EKS Pod Identity, the
+// environment), only where policy lets the list use the operator's own
+// identity for target.rawURL (ambientCheck: nothing is loaded when it does
+// not).
+func awsCredentials(ctx context.Context, secretRef *v1alpha1.SecretReference, target awsTarget, secret SecretFunc, policy Policy) (awsIdentity, error) {
+	if secretRef != nil {
+		vals, err := keys(ctx, secret, secretRef.Name, []string{AWSAccessKeyID, AWSSecretAccessKey}, AWSSessionToken)
+		if err != nil {
+			return awsIdentity{}, err
+		}
+		provider := aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(vals[AWSAccessKeyID], vals[AWSSecretAccessKey], vals[AWSSessionToken]))
+		vals["region"], vals["service"] = target.region, target.service
+		return awsIdentity{provider: provider, fingerprint: fingerprint("aws-secret", vals)}, nil
+	}
+	check, err := ambientCheck(policy, target.rawURL, "spec.auth.aws without a Secret", target.endpoints, target.endpoint)
+	if err != nil {
+		return awsIdentity{}, err
+	}
+	// The chain's own calls (STS, EKS Pod Identity, instance metadata)
+	// end with the signing request that wanted them. The SDK's own HTTP
+	// client stays: it honours AWS_CA_BUNDLE.
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(target.region),
+		config.WithAPIOptions([]func(*middleware.Stack) error{bindToSigningRequest}))
+	if err != nil {
+		return awsIdentity{}, fmt.Errorf("%w: AWS default credential chain: %w", ErrSpec, err)
+	}
+	return awsIdentity{
+		provider:    cfg.Credentials, // an aws.CredentialsCache
+		fingerprint: fingerprint("aws-default-chain", map[string]string{"region": target.region, "service": target.service}),
+		check:       check,
+	}, nil
 }
 
 // bindToSigningRequest is a middleware of the clients of the AWS

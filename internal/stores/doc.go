@@ -15,6 +15,12 @@
 //     and renewed before it expires; with workload identity, Entra tokens
 //     from azidentity. A 409 on create counts as a conflict.
 //
+// WAFv2Backend is not a signer but a whole backend (etagclient.WithBackend):
+// a list kept in an AWS WAF IP set, read with GetIPSet and written with
+// UpdateIPSet on the read's lock token, through aws-sdk-go-v2's wafv2
+// client, which signs with the same AWS identity rules as spec.auth.aws
+// (awsCredentials).
+//
 // No signing or token code is written here; credentials never appear in
 // errors or logs.
 //

@@ -2,6 +2,7 @@ package stores
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -47,6 +48,23 @@ func s3Endpoint(region string) func(host string) bool {
 		}
 		return false
 	}
+}
+
+// wafv2Endpoint returns the rule for AWS WAF's (WAFv2) API endpoints in
+// region: wafv2.<region>.amazonaws.com and its FIPS variant
+// wafv2-fips.<region>.amazonaws.com (amazonaws.com.cn in China), the hosts
+// aws-sdk-go-v2's wafv2 client resolves for a region. Nothing is in front
+// of them: an IP set is named in the request body, not the host.
+func wafv2Endpoint(region string) func(host string) bool {
+	if !awsRegion.MatchString(region) {
+		return func(string) bool { return false }
+	}
+	suffix := ".amazonaws.com"
+	if strings.HasPrefix(region, "cn-") {
+		suffix = ".amazonaws.com.cn"
+	}
+	hosts := []string{"wafv2." + region + suffix, "wafv2-fips." + region + suffix}
+	return func(host string) bool { return slices.Contains(hosts, host) }
 }
 
 // gcsEndpoint is the rule for Cloud Storage's endpoints:

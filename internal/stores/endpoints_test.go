@@ -3,6 +3,9 @@ package stores_test
 import (
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/wafv2"
+
 	"github.com/listkeeper/listkeeper/internal/stores"
 )
 
@@ -65,6 +68,20 @@ func TestProviderEndpoints(t *testing.T) {
 		{"https://a.b.blob.core.windows.net/lists/l.json", stores.BlobEndpoint, false},
 		{"https://account.blob.core.windows.net.evil.example/lists/l.json", stores.BlobEndpoint, false},
 		{"https://account.azurewebsites.net/l.json", stores.BlobEndpoint, false},
+		// AWS WAF (WAFv2): the regional API endpoint and its FIPS variant,
+		// nothing in front of them.
+		{"https://wafv2.eu-west-1.amazonaws.com/", stores.WAFv2Endpoint("eu-west-1"), true},
+		{"https://wafv2-fips.us-gov-west-1.amazonaws.com/", stores.WAFv2Endpoint("us-gov-west-1"), true},
+		{"https://WAFV2.EU-WEST-1.AMAZONAWS.COM./", stores.WAFv2Endpoint("eu-west-1"), true},
+		{"https://wafv2.cn-north-1.amazonaws.com.cn/", stores.WAFv2Endpoint("cn-north-1"), true},
+		{"https://wafv2.cn-north-1.amazonaws.com/", stores.WAFv2Endpoint("cn-north-1"), false},
+		{"http://wafv2.eu-west-1.amazonaws.com/", stores.WAFv2Endpoint("eu-west-1"), false},
+		{"https://wafv2.eu-west-2.amazonaws.com/", stores.WAFv2Endpoint("eu-west-1"), false},
+		{"https://x.wafv2.eu-west-1.amazonaws.com/", stores.WAFv2Endpoint("eu-west-1"), false},
+		{"https://wafv2.eu-west-1.amazonaws.com.evil.example/", stores.WAFv2Endpoint("eu-west-1"), false},
+		{"https://waf.eu-west-1.amazonaws.com/", stores.WAFv2Endpoint("eu-west-1"), false},
+		{"https://s3.eu-west-1.amazonaws.com/", stores.WAFv2Endpoint("eu-west-1"), false},
+		{"https://wafv2.x.amazonaws.com/", stores.WAFv2Endpoint("x"), false},
 		// Never an IP address, never a loopback name.
 		{"https://127.0.0.1/bucket/l.json", stores.GCSEndpoint, false},
 		{"https://localhost/bucket/l.json", stores.GCSEndpoint, false},
@@ -117,6 +134,28 @@ func TestPolicyValidate(t *testing.T) {
 	} {
 		if err := p.Validate(); err == nil {
 			t.Errorf("%+v: valid, want an error", p)
+		}
+	}
+}
+
+// TestWAFv2EndpointsOfTheSDK: the hosts aws-sdk-go-v2's wafv2 client
+// resolves for a region, plain and FIPS, are the ones the rule lets the
+// operator's identity go to, and another region's are not.
+func TestWAFv2EndpointsOfTheSDK(t *testing.T) {
+	resolver := wafv2.NewDefaultEndpointResolverV2()
+	for _, region := range []string{"us-east-1", "eu-west-1", "ap-southeast-2", "cn-north-1", "us-gov-west-1"} {
+		for _, fips := range []bool{false, true} {
+			ep, err := resolver.ResolveEndpoint(t.Context(), wafv2.EndpointParameters{Region: aws.String(region), UseFIPS: aws.Bool(fips)})
+			if err != nil {
+				t.Fatalf("%s (FIPS %v): %v", region, fips, err)
+			}
+			u := ep.URI.String()
+			if !stores.AmbientTo(stores.Policy{Ambient: true}, u, stores.WAFv2Endpoint(region)) {
+				t.Errorf("%s (FIPS %v): the SDK's endpoint %s is not AWS WAF's by the rule", region, fips, u)
+			}
+			if stores.AmbientTo(stores.Policy{Ambient: true}, u, stores.WAFv2Endpoint("eu-central-1")) {
+				t.Errorf("%s: the SDK's endpoint %s passes for eu-central-1", region, u)
+			}
 		}
 	}
 }

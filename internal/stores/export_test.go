@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+	"time"
 )
 
 // SetCredentialTransport makes the credential requests of the signers that
@@ -36,3 +37,15 @@ func AmbientTo(p Policy, rawURL string, endpoint func(string) bool) bool {
 	u, err := url.Parse(rawURL)
 	return err == nil && p.ambientTo(u, endpoint)
 }
+
+// SetWAFv2RetryWait bounds the waits between the attempts of one WAFv2
+// call, until the test ends, so that a test of retries does not sleep
+// through the real backoff.
+func SetWAFv2RetryWait(t testing.TB, waitMin, waitMax time.Duration) {
+	oldMin, oldMax := wafv2RetryWaitMin, wafv2RetryWaitMax
+	wafv2RetryWaitMin, wafv2RetryWaitMax = waitMin, waitMax
+	t.Cleanup(func() { wafv2RetryWaitMin, wafv2RetryWaitMax = oldMin, oldMax })
+}
+
+// WAFv2Endpoint is the rule of AWS WAF's endpoints, for tables.
+var WAFv2Endpoint = wafv2Endpoint
