@@ -15,6 +15,17 @@
 //     and renewed before it expires; with workload identity, Entra tokens
 //     from azidentity. A 409 on create counts as a conflict.
 //
+// Lists that are not a document behind HTTP get a backend of their own
+// (etagclient.WithBackend):
+//
+//   - gcpIAM (gcpiam.go): the members of one role's unconditional binding
+//     in the IAM policy of a project, folder or organization (Cloud
+//     Resource Manager v3) or of a bucket (Cloud Storage JSON API), read
+//     and written with Google's client libraries over the engine's HTTP
+//     client, with the gcp tokens above (scope cloud-platform). A write
+//     carries the etag it read and the rest of the policy as read; a lost
+//     race (409 ABORTED, 412 conditionNotMet) is retried by the engine.
+//
 // No signing or token code is written here; credentials never appear in
 // errors or logs.
 //
