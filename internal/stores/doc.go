@@ -1,6 +1,7 @@
 // Package stores turns an ExternalList's spec.auth into ETag client
-// options: a Signer built from the store provider's own Go library, the
-// store's precondition style and the statuses it uses for lost races.
+// options: a Signer built from the store provider's own Go library and the
+// store's dialect (its precondition style, the statuses it uses for lost
+// races, its error codes).
 //
 //   - aws: SigV4 with aws-sdk-go-v2's signer; credentials from a Secret or
 //     the SDK's default chain (IRSA web identity, EKS Pod Identity, the
@@ -15,11 +16,25 @@
 //     and renewed before it expires; with workload identity, Entra tokens
 //     from azidentity. A 409 on create counts as a conflict.
 //
-// WAFv2Backend is not a signer but a whole backend (etagclient.WithBackend):
-// a list kept in an AWS WAF IP set, read with GetIPSet and written with
-// UpdateIPSet on the read's lock token, through aws-sdk-go-v2's wafv2
-// client, which signs with the same AWS identity rules as spec.auth.aws
-// (awsCredentials).
+// Lists that are not a document behind HTTP get a backend of their own
+// (etagclient.WithBackend):
+//
+//   - wafv2 (wafv2.go): a list kept in an AWS WAF IP set, read with
+//     GetIPSet and written with UpdateIPSet on the read's lock token,
+//     through aws-sdk-go-v2's wafv2 client over the engine's HTTP client,
+//     which signs with the same AWS identity rules as spec.auth.aws
+//     (awsCredentials).
+//   - gcpIAM (gcpiam.go): the members of one role's unconditional binding
+//     in the IAM policy of a project, folder or organization (Cloud
+//     Resource Manager v3) or of a bucket (Cloud Storage JSON API), read
+//     and written with Google's client libraries over the engine's HTTP
+//     client, with the gcp tokens above (scope cloud-platform). A write
+//     carries the etag it read and the rest of the policy as read; a lost
+//     race (409 ABORTED, 412 conditionNotMet) is retried by the engine.
+//
+// The object stores' dialects of the HTTP list contract (preconditions,
+// lost-race statuses, error codes) are here too, one file per store:
+// s3.go, gcs.go, azureblob.go.
 //
 // No signing or token code is written here; credentials never appear in
 // errors or logs.

@@ -98,3 +98,17 @@ var s3Host = regexp.MustCompile(`(^|\.)s3([.-][a-z0-9-]+)*\.amazonaws\.com(\.cn)
 // anyS3Endpoint reports whether host is one of S3's endpoints, in any
 // region.
 func anyS3Endpoint(host string) bool { return s3Host.MatchString(host) }
+
+// The default endpoints of the APIs that hold Google Cloud IAM policies
+// (spec.gcpIAM): Resource Manager for projects, folders and organizations,
+// Cloud Storage's JSON API for buckets.
+const (
+	resourceManagerHost = "cloudresourcemanager.googleapis.com"
+	storageHost         = "storage.googleapis.com"
+)
+
+// gcpIAMEndpoint is the rule for the endpoints of IAM policies: exactly
+// the two APIs' default hosts. A regional, private (Private Service
+// Connect) or sovereign endpoint is added by the operator as an ambient
+// host.
+func gcpIAMEndpoint(host string) bool { return host == resourceManagerHost || host == storageHost }

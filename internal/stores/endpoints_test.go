@@ -57,6 +57,15 @@ func TestProviderEndpoints(t *testing.T) {
 		{"https://storage.googleapis.com.evil.example/bucket/l.json", stores.GCSEndpoint, false},
 		{"https://evilstorage.googleapis.com/bucket/l.json", stores.GCSEndpoint, false},
 		{"https://oauth2.googleapis.com/token", stores.GCSEndpoint, false},
+		// The APIs of IAM policies: their two default hosts, nothing else.
+		{"https://cloudresourcemanager.googleapis.com/", stores.GCPIAMEndpoint, true},
+		{"https://storage.googleapis.com/", stores.GCPIAMEndpoint, true},
+		{"https://CloudResourceManager.googleapis.com./", stores.GCPIAMEndpoint, true},
+		{"http://cloudresourcemanager.googleapis.com/", stores.GCPIAMEndpoint, false},
+		{"https://bucket.storage.googleapis.com/", stores.GCPIAMEndpoint, false},
+		{"https://iam.googleapis.com/", stores.GCPIAMEndpoint, false},
+		{"https://cloudresourcemanager.googleapis.com.evil.example/", stores.GCPIAMEndpoint, false},
+		{"https://oauth2.googleapis.com/token", stores.GCPIAMEndpoint, false},
 		// Azure Blob Storage.
 		{"https://account.blob.core.windows.net/lists/l.json", stores.BlobEndpoint, true},
 		{"https://account-secondary.blob.core.windows.net/lists/l.json", stores.BlobEndpoint, true},

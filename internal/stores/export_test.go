@@ -29,6 +29,8 @@ var (
 	S3Endpoint   = s3Endpoint
 	GCSEndpoint  = gcsEndpoint
 	BlobEndpoint = blobEndpoint
+	// GCPIAMEndpoint is the rule for the APIs of IAM policies.
+	GCPIAMEndpoint = gcpIAMEndpoint
 )
 
 // AmbientTo reports whether p lets ambient credentials go to rawURL, whose

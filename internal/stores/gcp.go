@@ -37,46 +37,12 @@ var ErrTokenURINotAllowed = fmt.Errorf("%w: the key's token_uri is neither Googl
 const gcsScope = "https://www.googleapis.com/auth/devstorage.read_write"
 
 func gcpOptions(ctx context.Context, g *v1alpha1.GCPAuth, rawURL string, secret SecretFunc, policy Policy) ([]etagclient.Option, string, error) {
-	base := credentialTransport
-	var s etagclient.Signer
-	var fp string
-	if g.SecretRef != nil {
-		vals, err := keys(ctx, secret, g.SecretRef.Name, []string{GCPCredentialsKey})
-		if err != nil {
-			return nil, "", err
-		}
-		cfg, err := serviceAccountKey([]byte(vals[GCPCredentialsKey]), policy.GCPTokenURIs)
-		if err != nil {
-			return nil, "", fmt.Errorf("secret %q key %q: %w", g.SecretRef.Name, GCPCredentialsKey, err)
-		}
-		s = &bearer{tokens: newTokenCache(func(ctx context.Context) (*oauth2.Token, error) {
-			return cfg.TokenSource(oauthContext(ctx, base)).Token()
-		})}
-		fp = fingerprint("gcp-secret", vals)
-	} else {
-		check, err := ambientCheck(policy, rawURL, "spec.auth.gcp without a Secret", "Cloud Storage (storage.googleapis.com) over https", gcsEndpoint)
-		if err != nil {
-			return nil, "", err
-		}
-		// Application Default Credentials are looked up afresh for each
-		// token, under the signing request's context; the metadata
-		// server's client ignores it, hence within.
-		adc := func(ctx context.Context) (*oauth2.Token, error) {
-			return within(ctx, func() (*oauth2.Token, error) {
-				c, err := google.FindDefaultCredentials(oauthContext(ctx, base), gcsScope)
-				if err != nil {
-					return nil, err
-				}
-				return c.TokenSource.Token()
-			})
-		}
-		if _, err := within(ctx, func() (*google.Credentials, error) {
-			return google.FindDefaultCredentials(oauthContext(ctx, base), gcsScope)
-		}); err != nil {
-			return nil, "", fmt.Errorf("%w: Google Application Default Credentials: %w", ErrSpec, err)
-		}
-		s = &ambientGate{check: check, next: &bearer{tokens: newTokenCache(adc)}}
-		fp = fingerprint("gcp-adc", nil)
+	s, fp, err := googleSigner(ctx, g, secret, policy, googleAccess{
+		scope: gcsScope, rawURL: rawURL, fingerprint: "gcp",
+		endpoints: "Cloud Storage (storage.googleapis.com) over https", endpoint: gcsEndpoint,
+	})
+	if err != nil {
+		return nil, "", err
 	}
 	return []etagclient.Option{
 		etagclient.WithSigner(s),
@@ -84,12 +50,74 @@ func gcpOptions(ctx context.Context, g *v1alpha1.GCPAuth, rawURL string, secret 
 	}, fp, nil
 }
 
+// googleAccess is what a list needs of Google's tokens: the OAuth 2.0
+// scope to ask for, and, for the operator's own identity, where the list
+// sends it (rawURL) and where it may go (endpoint, described in words by
+// endpoints). fingerprint prefixes the kind of the credentials'
+// fingerprint.
+type googleAccess struct {
+	scope       string
+	rawURL      string
+	fingerprint string
+	endpoints   string
+	endpoint    func(host string) bool
+}
+
+// googleSigner returns a signer that sends OAuth 2.0 bearer tokens for
+// a.scope, and a fingerprint of the credentials: from the service-account
+// key of g's Secret (its token_uri checked against policy), or, without a
+// Secret and only where policy allows it for a.rawURL, from the
+// operator's own Application Default Credentials, gated to a.endpoint and
+// the policy's ambient hosts for every request. Tokens are fetched under
+// the context of the request that needs them and reused until shortly
+// before they expire. GCS lists (gcpOptions) and IAM bindings
+// (GCPIAMBackend) share it.
+func googleSigner(ctx context.Context, g *v1alpha1.GCPAuth, secret SecretFunc, policy Policy, a googleAccess) (etagclient.Signer, string, error) {
+	base := credentialTransport
+	if g.SecretRef != nil {
+		vals, err := keys(ctx, secret, g.SecretRef.Name, []string{GCPCredentialsKey})
+		if err != nil {
+			return nil, "", err
+		}
+		cfg, err := serviceAccountKey([]byte(vals[GCPCredentialsKey]), a.scope, policy.GCPTokenURIs)
+		if err != nil {
+			return nil, "", fmt.Errorf("secret %q key %q: %w", g.SecretRef.Name, GCPCredentialsKey, err)
+		}
+		s := &bearer{tokens: newTokenCache(func(ctx context.Context) (*oauth2.Token, error) {
+			return cfg.TokenSource(oauthContext(ctx, base)).Token()
+		})}
+		return s, fingerprint(a.fingerprint+"-secret", vals), nil
+	}
+	check, err := ambientCheck(policy, a.rawURL, "spec.auth.gcp without a Secret", a.endpoints, a.endpoint)
+	if err != nil {
+		return nil, "", err
+	}
+	// Application Default Credentials are looked up afresh for each
+	// token, under the signing request's context; the metadata server's
+	// client ignores it, hence within.
+	adc := func(ctx context.Context) (*oauth2.Token, error) {
+		return within(ctx, func() (*oauth2.Token, error) {
+			c, err := google.FindDefaultCredentials(oauthContext(ctx, base), a.scope)
+			if err != nil {
+				return nil, err
+			}
+			return c.TokenSource.Token()
+		})
+	}
+	if _, err := within(ctx, func() (*google.Credentials, error) {
+		return google.FindDefaultCredentials(oauthContext(ctx, base), a.scope)
+	}); err != nil {
+		return nil, "", fmt.Errorf("%w: Google Application Default Credentials: %w", ErrSpec, err)
+	}
+	return &ambientGate{check: check, next: &bearer{tokens: newTokenCache(adc)}}, fingerprint(a.fingerprint+"-adc", nil), nil
+}
+
 // serviceAccountKey parses a service-account key (only that type: an
 // OAuth client or an external account would make the operator fetch
 // tokens however the file says) and checks its token_uri against Google's
-// and extra.
-func serviceAccountKey(key []byte, extra []string) (*jwt.Config, error) {
-	cfg, err := google.JWTConfigFromJSON(key, gcsScope)
+// and extra. Its tokens are for scope.
+func serviceAccountKey(key []byte, scope string, extra []string) (*jwt.Config, error) {
+	cfg, err := google.JWTConfigFromJSON(key, scope)
 	if err != nil {
 		return nil, fmt.Errorf("%w: not a usable Google service-account key", ErrSpec)
 	}
