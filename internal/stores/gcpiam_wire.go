@@ -65,7 +65,7 @@ func (t *iamTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		a.status.Store(int32(resp.StatusCode))
 	}
 	if t.maxBody > 0 {
-		resp.Body = &limitedBody{ReadCloser: resp.Body, max: t.maxBody}
+		resp.Body = &limitedBody{ReadCloser: resp.Body, left: t.maxBody, err: errPolicyTooLarge}
 	}
 	return resp, nil
 }
@@ -81,21 +81,6 @@ func (e *iamSignError) Unwrap() error { return e.err }
 // errPolicyTooLarge ends the reading of an answer longer than the body
 // limit (BackendEnv.MaxBodyBytes).
 var errPolicyTooLarge = fmt.Errorf("%w: the policy is larger than the limit (--max-body-bytes raises it)", etagclient.ErrTooLarge)
-
-// limitedBody fails a read past max bytes with errPolicyTooLarge: a body
-// is never cut short silently.
-type limitedBody struct {
-	io.ReadCloser
-	max, n int64
-}
-
-func (b *limitedBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if b.n += int64(n); b.n > b.max {
-		return n, errPolicyTooLarge
-	}
-	return n, err
-}
 
 // answerKey is the context key of the answer of one call.
 type answerKey struct{}

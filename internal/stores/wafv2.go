@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -222,7 +221,7 @@ func (t *wafv2Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || t.maxBody <= 0 {
 		return resp, err
 	}
-	resp.Body = &limitedBody{ReadCloser: resp.Body, left: t.maxBody}
+	resp.Body = &limitedBody{ReadCloser: resp.Body, left: t.maxBody, err: errWAFv2TooLarge}
 	return resp, nil
 }
 
@@ -233,29 +232,9 @@ func (t *wafv2Transport) CloseIdleConnections() {
 	}
 }
 
-// limitedBody fails a read past the size limit with ErrTooLarge: an
-// endpoint that answers without end must not fill the operator's memory.
-type limitedBody struct {
-	io.ReadCloser
-	left int64
-}
-
-func (b *limitedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		var one [1]byte
-		n, err := b.ReadCloser.Read(one[:])
-		if n > 0 {
-			return 0, fmt.Errorf("%w: the AWS WAF answer exceeds the size limit", etagclient.ErrTooLarge)
-		}
-		return 0, err
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.ReadCloser.Read(p)
-	b.left -= int64(n)
-	return n, err
-}
+// errWAFv2TooLarge ends the reading of an AWS WAF answer longer than the
+// body limit.
+var errWAFv2TooLarge = fmt.Errorf("%w: the AWS WAF answer exceeds the size limit", etagclient.ErrTooLarge)
 
 // WAFv2 retry waits: the bounds of the backoff between two attempts of one
 // call (the engine's defaults for its own transport retries). Tests
