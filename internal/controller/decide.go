@@ -56,8 +56,11 @@ func heldByOthers(self *v1alpha1.ListEntry, same []v1alpha1.ListEntry, admitted 
 }
 
 // liveIDs returns the sorted, de-duplicated IDs of the live entries, of a
-// list's entries, that the list admits.
-func liveIDs(entries []v1alpha1.ListEntry, admitted func(*v1alpha1.ListEntry) bool) []string {
+// list's entries, that the list admits, spelled as the list keeps them
+// (spell; nil keeps them as they are): an IP set keeps "10.0.0.1" as
+// "10.0.0.1/32", and comparing the other spelling with the list would find
+// it missing, or foreign, forever.
+func liveIDs(entries []v1alpha1.ListEntry, admitted func(*v1alpha1.ListEntry) bool, spell func(string) string) []string {
 	seen := make(map[string]struct{}, len(entries))
 	ids := make([]string, 0, len(entries))
 	for i := range entries {
@@ -65,9 +68,13 @@ func liveIDs(entries []v1alpha1.ListEntry, admitted func(*v1alpha1.ListEntry) bo
 		if !isLive(e) || !admitted(e) {
 			continue
 		}
-		if _, ok := seen[e.Spec.ID]; !ok {
-			seen[e.Spec.ID] = struct{}{}
-			ids = append(ids, e.Spec.ID)
+		id := e.Spec.ID
+		if spell != nil {
+			id = spell(id)
+		}
+		if _, ok := seen[id]; !ok {
+			seen[id] = struct{}{}
+			ids = append(ids, id)
 		}
 	}
 	sort.Strings(ids)

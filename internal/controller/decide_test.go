@@ -88,7 +88,7 @@ func TestLiveIDs(t *testing.T) {
 	admitted := func(e *v1alpha1.ListEntry) bool { return e.Spec.ID != "not-admitted" }
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := liveIDs(tc.entries, admitted)
+			got := liveIDs(tc.entries, admitted, nil)
 			if got == nil {
 				t.Fatal("liveIDs returned nil; want a non-nil slice")
 			}

@@ -35,6 +35,7 @@ import (
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
 	"github.com/listkeeper/listkeeper/internal/membership"
+	"github.com/listkeeper/listkeeper/internal/stores"
 	"github.com/listkeeper/listkeeper/internal/metrics"
 )
 
@@ -88,6 +89,9 @@ type managerConfig struct {
 	// Options.SecretRefresh.
 	secretAccess  SecretAccess
 	secretRefresh time.Duration
+	// storePolicy is Options.StorePolicy (a test token endpoint a key may
+	// name).
+	storePolicy stores.Policy
 }
 
 // Lease timing of in-process members: short, so tests that stop a member
@@ -164,7 +168,7 @@ func startManager(t *testing.T, c managerConfig) *replica {
 	o := Options{MaxConcurrentReconciles: c.maxConcurrent, ClientOptions: append(opts, c.clientOptions...),
 		NewRateLimiter: c.newRateLimiter, LateWriteBound: c.lateWriteBound, NamespacedOnly: c.namespacedOnly,
 		ReconcileTimeout: c.reconcileTimeout, SecretAccess: c.secretAccess,
-		SecretRefresh: c.secretRefresh, ClusterAmbientCredentials: c.clusterAmbient}
+		SecretRefresh: c.secretRefresh, ClusterAmbientCredentials: c.clusterAmbient, StorePolicy: c.storePolicy}
 	var member *membership.Member
 	if c.member {
 		kube, err := kubernetes.NewForConfig(cfg)

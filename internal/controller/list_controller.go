@@ -192,7 +192,7 @@ func (r *ListReconciler) publishDocument(s *listScope) (moved bool) {
 		return false
 	}
 	st.DocumentID = s.cfg.document
-	if s.list.ListSpec().URL != "" {
+	if spec := s.list.ListSpec(); spec.URL != "" || backendDocument(spec) != "" {
 		return false // its bucket is known from the spec
 	}
 	before := listBucketKey(s.before)
@@ -249,7 +249,7 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 		return err
 	}
 	admitted := listAdmitter(ctx, r.Client, s.list)
-	s.live = liveIDs(entries, admitted)
+	s.live = liveIDs(entries, admitted, s.cfg.spell)
 	live := 0
 	for i := range entries {
 		if isLive(&entries[i]) && admitted(&entries[i]) {
@@ -419,7 +419,7 @@ func (r *ListReconciler) recheck(ctx context.Context, s *listScope, ch etagclien
 	if err != nil {
 		return etagclient.Change{}, nil, fmt.Errorf("re-check entries: %w", err)
 	}
-	held := liveIDs(entries, listAdmitter(ctx, r.Client, s.list))
+	held := liveIDs(entries, listAdmitter(ctx, r.Client, s.list), s.cfg.spell)
 	repair := etagclient.Change{Add: intersect(ch.Remove, held), Remove: missing(ch.Add, held)}
 	if repair.IsZero() {
 		return repair, held, nil

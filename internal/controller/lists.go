@@ -99,6 +99,9 @@ func DocumentOf(l v1alpha1.List) string {
 	if spec.URL != "" {
 		return DocumentIDOfURL(spec.URL)
 	}
+	if doc := backendDocument(spec); doc != "" {
+		return doc
+	}
 	if st.ObservedGeneration != l.GetGeneration() {
 		return ""
 	}
@@ -112,7 +115,7 @@ func ClaimKey(l v1alpha1.List) string {
 	if doc == "" {
 		return ""
 	}
-	return doc + "\x00" + l.ListSpec().ItemsPointer
+	return doc + "\x00" + backendClaimPointer(l.ListSpec())
 }
 
 // listBucketKey is what the bucket of a list's work, and of its entries',

@@ -6,7 +6,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -37,6 +36,9 @@ type listConfig struct {
 	hash     string              // identifies rawURL and opts
 	document string              // DocumentID of the document
 	claim    string              // document and items pointer
+	// spell spells an entry's ID as the list keeps it (a CIDR in an IP
+	// set); nil keeps IDs as they are.
+	spell func(string) string
 }
 
 // resolver turns lists into listConfigs. It reads Secrets from the API
@@ -132,6 +134,9 @@ func (r *resolver) stamp(ctx context.Context, l v1alpha1.List) (string, error) {
 // plain http, the items pointer.
 func (r *resolver) build(ctx context.Context, l v1alpha1.List) (*listConfig, error) {
 	spec := l.ListSpec()
+	if spec.WAFv2 != nil || spec.GCPIAM != nil {
+		return r.buildBackend(ctx, l)
+	}
 	ns := secretNamespace(l, r.clusterNamespace)
 	rawURL, err := r.listURL(ctx, spec, ns)
 	if err != nil {
@@ -191,16 +196,7 @@ func (r *resolver) build(ctx context.Context, l v1alpha1.List) (*listConfig, err
 	if spec.Auth != nil {
 		storeOpts, fp, err := stores.Options(ctx, spec.Auth, rawURL, r.secretData(ns), r.policy(l))
 		if err != nil {
-			var cfgErr *configError
-			switch {
-			case errors.As(err, &cfgErr):
-				return nil, err
-			case errors.Is(err, stores.ErrAmbientNotAllowed):
-				return nil, &configError{reason: v1alpha1.ReasonAmbientCredentialsNotAllowed, msg: ambientMessage(l, err)}
-			case errors.Is(err, stores.ErrSpec):
-				return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: err.Error()}
-			}
-			return nil, err
+			return nil, storeError(l, err)
 		}
 		fmt.Fprintf(h, "auth\x00%s\x00", fp)
 		cfg.opts = append(cfg.opts, storeOpts...)
