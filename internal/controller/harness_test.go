@@ -35,8 +35,8 @@ import (
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
 	"github.com/listkeeper/listkeeper/internal/membership"
-	"github.com/listkeeper/listkeeper/internal/stores"
 	"github.com/listkeeper/listkeeper/internal/metrics"
+	"github.com/listkeeper/listkeeper/internal/stores"
 )
 
 // testConflictPolicy retries lost writes fast, so contended tests finish
