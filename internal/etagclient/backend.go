@@ -93,12 +93,12 @@ type ReadAnswer struct {
 type WriteOutcome int
 
 const (
-	// WriteCommitted: the backend stored the list.
+	// WriteCommitted means the backend stored the list.
 	WriteCommitted WriteOutcome = iota
-	// WriteLost: another writer changed the list since base; nothing was
+	// WriteLost means another writer changed the list since base; nothing was
 	// written.
 	WriteLost
-	// WriteUnknown: the write may or may not have landed (no answer, a
+	// WriteUnknown means the write may or may not have landed (no answer, a
 	// gateway that gave up); only a fresh read can tell.
 	WriteUnknown
 )
