@@ -63,8 +63,8 @@ type ItemNormalizer interface {
 // back; only the backend looks inside.
 type Version struct {
 	// Tag is the version as callers see it (Snapshot.ETag, Result.ETag,
-	// Commit.ETagBefore and ETagAfter): an ETag, a lock token, an IAM
-	// policy etag. "" when the backend knows none to show.
+	// Commit.ETagBefore and ETagAfter): an ETag, a lock token, a policy
+	// etag. "" when the backend knows none to show.
 	Tag string
 	// Data is the backend's own: what else its next write needs, such as
 	// an object generation, or the fields of an IP set or a policy that a
