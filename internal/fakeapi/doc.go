@@ -345,8 +345,9 @@ limitations under the License.
 //
 //   - One process, in memory. The state file exists for restart tests; it
 //     is rewritten whole and fsynced under the Server's lock on every
-//     commit, so writes with a state file are slow and serialized, and its
-//     history is not persisted.
+//     commit, so writes with a state file are slow and serialized. The
+//     history is not persisted; a server restarted with history on starts
+//     it with the versions it loaded, at the time they were committed.
 //   - Only JSON documents. Bodies are stored byte for byte (not
 //     re-encoded); nothing checks what is inside the JSON, so the fake does
 //     not know about items arrays or JSON pointers.

@@ -18,7 +18,9 @@ package fakeapi
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -59,6 +61,22 @@ func (s *Server) History(path string) []Version {
 		out[i] = v
 	}
 	return out
+}
+
+// recordLoadedLocked records, when history is on, every document loaded
+// from the state file that knows when it was committed, in commit order.
+// It runs in New, before the Server is shared.
+func (s *Server) recordLoadedLocked() {
+	paths := make([]string, 0, len(s.docs))
+	for p, d := range s.docs {
+		if !d.written.IsZero() {
+			paths = append(paths, p)
+		}
+	}
+	slices.SortFunc(paths, func(a, b string) int { return cmp.Compare(s.docs[a].seq, s.docs[b].seq) })
+	for _, p := range paths {
+		s.appendHistoryLocked(p, s.docs[p], false)
+	}
 }
 
 // appendHistoryLocked records a committed version when history is on.

@@ -71,7 +71,7 @@ type document struct {
 	opaque     string // the entity tag without quotes
 	seq        uint64
 	generation int64     // the GCS generation: grows with every commit
-	written    time.Time // when it was committed; zero when loaded from a state file
+	written    time.Time // when it was committed; zero when loaded from an older state file
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -109,6 +109,11 @@ func New(opts ...Option) (*Server, error) {
 			return nil, fmt.Errorf("fakeapi: %w", err)
 		}
 		s.assignMissingGenerations()
+		// A restarted server's history starts with what it loaded: the
+		// last commits before a crash are in no history the old process
+		// could still hand out, and a history that skipped them would say
+		// that the version before them stood until the next commit.
+		s.recordLoadedLocked()
 		// Write once now, so that an unwritable location fails here and not
 		// at the first commit.
 		if err := s.writeState(s.snapshotLocked()); err != nil {

@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 )
 
 // stateFormat is the version of the state file layout.
@@ -47,6 +48,9 @@ type stateDoc struct {
 	Seq        uint64 `json:"seq"`
 	Generation int64  `json:"generation,omitempty"`
 	Body       string `json:"body"`
+	// Written is when the version was committed (absent in files written
+	// before it was kept).
+	Written time.Time `json:"written,omitzero"`
 }
 
 // loadState reads the state file at path. A missing file is an empty state.
@@ -78,7 +82,7 @@ func loadState(path string) (seq uint64, generation int64, docs map[string]*docu
 		if !json.Valid(body) {
 			return 0, 0, nil, fmt.Errorf("state file %s: document %q is not valid JSON", path, p)
 		}
-		docs[p] = &document{body: body, opaque: d.ETag, seq: d.Seq, generation: d.Generation}
+		docs[p] = &document{body: body, opaque: d.ETag, seq: d.Seq, generation: d.Generation, written: d.Written}
 	}
 	return st.Seq, st.Generation, docs, nil
 }
@@ -141,7 +145,7 @@ func (s *Server) writeState(st stateFile) error {
 
 // state returns d in its on-disk layout.
 func (d *document) state() stateDoc {
-	return stateDoc{ETag: d.opaque, Seq: d.seq, Generation: d.generation, Body: string(d.body)}
+	return stateDoc{ETag: d.opaque, Seq: d.seq, Generation: d.generation, Body: string(d.body), Written: d.written}
 }
 
 // writeFileAtomic replaces the file at path with data so that a crash at

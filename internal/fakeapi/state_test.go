@@ -168,3 +168,34 @@ func TestStateFileWriteFailure(t *testing.T) {
 		t.Fatalf("PUT after recovery = %d, want 200", res.code)
 	}
 }
+
+// TestStateFileRestartHistory: a server restarted from a state file starts
+// its history with the versions it loaded, at the time they were
+// committed, so the last commits before a crash (which the old process's
+// history can no longer hand out) are in a history again.
+func TestStateFileRestartHistory(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "state.json")
+	s1, _ := start(t, fakeapi.WithStateFile(file), fakeapi.WithHistory(true))
+	if _, err := s1.Set("/a", []byte(`["x"]`)); err != nil {
+		t.Fatal(err)
+	}
+	last, err := s1.Set("/a", []byte(`["x","y"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := s1.History("/a")
+
+	s2, _ := start(t, fakeapi.WithStateFile(file), fakeapi.WithHistory(true))
+	after := s2.History("/a")
+	if len(after) != 1 {
+		t.Fatalf("the restarted server's history has %d versions, want the loaded one", len(after))
+	}
+	got, want := after[0], before[len(before)-1]
+	if got.ETag != last || got.ETag != want.ETag || !got.Time.Equal(want.Time) || string(got.Body) != `["x","y"]` {
+		t.Errorf("loaded version = %s at %s %s, want %s at %s %s", got.ETag, got.Time, got.Body, want.ETag, want.Time, want.Body)
+	}
+	s3, _ := start(t, fakeapi.WithStateFile(file))
+	if h := s3.History("/a"); len(h) != 0 {
+		t.Errorf("without history, a restarted server recorded %d versions", len(h))
+	}
+}

@@ -264,7 +264,15 @@ func (e *env) fullHistory(ctx context.Context, path string) ([]fakeapi.Version, 
 	if path != e.list.Path {
 		return h, nil
 	}
-	return append(append([]fakeapi.Version(nil), e.history...), h...), nil
+	// A restarted server's history starts with the version it loaded,
+	// which the history kept before the stop may hold already.
+	out := append([]fakeapi.Version(nil), e.history...)
+	for _, v := range h {
+		if !slices.ContainsFunc(e.history, func(k fakeapi.Version) bool { return k.ETag == v.ETag && k.Deleted == v.Deleted }) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
 }
 
 // snapshot is one look at the entries and the lists. The entries are read
