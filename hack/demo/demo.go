@@ -125,7 +125,7 @@ func (d *demo) run(ctx context.Context) (summary, error) {
 		return sum, err
 	}
 	sum.replicas = d.replicaNames()
-	sum.conflictCodes = d.store.conflictCodes()
+	sum.race = d.store.lostRace()
 	d.reportOwner(ctx)
 	ids := harness.OutsideIDs(outsidePrefix, outsideCount)
 	if d.outside = d.store.outsideWriter(ids); d.outside != nil {

@@ -145,11 +145,11 @@ func (d *demo) startListServer(ctx context.Context, seed []byte) (*harness.ListS
 // applies the samples' ListEntry and waits until its ID is on the list.
 func (d *demo) createS3List(ctx context.Context) error {
 	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: s3Secret, Namespace: namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: awsSecret, Namespace: namespace},
 		StringData: map[string]string{stores.AWSAccessKeyID: s3fake.TestAccessKeyID, stores.AWSSecretAccessKey: s3fake.TestSecretAccessKey},
 	}
 	if err := d.cluster.Client.Create(ctx, secret); err != nil {
-		return fmt.Errorf("create Secret %s: %w", s3Secret, err)
+		return fmt.Errorf("create Secret %s: %w", awsSecret, err)
 	}
 	xl := &v1alpha1.ExternalList{
 		ObjectMeta: metav1.ObjectMeta{Name: sampleList, Namespace: namespace},
@@ -157,7 +157,7 @@ func (d *demo) createS3List(ctx context.Context) error {
 			URL:          d.store.url(),
 			ItemsPointer: "/items",
 			Auth: &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{
-				Region: s3fake.DefaultRegion, SecretRef: &v1alpha1.SecretReference{Name: s3Secret},
+				Region: s3fake.DefaultRegion, SecretRef: &v1alpha1.SecretReference{Name: awsSecret},
 			}},
 			// The in-process S3 serves plain http on loopback.
 			AllowInsecureHTTP: true,
@@ -172,7 +172,7 @@ func (d *demo) createS3List(ctx context.Context) error {
 		return fmt.Errorf("apply %s: %w", entryFile, err)
 	}
 	d.logf("created Secret %s (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) and ExternalList %s (url %s, itemsPointer /items, auth.aws region %s); applied %s to namespace %s:\n%s",
-		s3Secret, sampleList, xl.Spec.URL, s3fake.DefaultRegion, entryFile, namespace, indent(out))
+		awsSecret, sampleList, xl.Spec.URL, s3fake.DefaultRegion, entryFile, namespace, indent(out))
 	return d.readSampleEntry(ctx)
 }
 
