@@ -178,7 +178,7 @@ func TestParseFlags(t *testing.T) {
 	if cfg.store != storeFakeAPI {
 		t.Errorf("default --store = %q, want %q", cfg.store, storeFakeAPI)
 	}
-	for _, store := range []string{"fakeapi", "s3"} {
+	for _, store := range []string{"fakeapi", "s3", "wafv2"} {
 		cfg, err := parseFlags([]string{"--store=" + store}, io.Discard)
 		if err != nil || cfg.store != store {
 			t.Errorf("parseFlags(--store=%s) = %q, %v", store, cfg.store, err)

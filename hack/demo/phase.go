@@ -149,7 +149,7 @@ func (d *demo) claimed(ph phase, st status) bool {
 func (d *demo) status(ph phase, obs observation, base baseline, elapsed time.Duration) status {
 	st := status{phase: ph.name, adding: ph.adding, elapsed: elapsed, total: len(d.names), entries: len(obs.entries),
 		synced: harness.CountSynced(obs.entries)}
-	st.done = harness.Count(d.names, obs.doc.Items)
+	st.done = harness.Count(d.ids, obs.doc.Items)
 	if !ph.adding {
 		st.done = len(d.names) - st.done
 	}
