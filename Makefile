@@ -162,7 +162,7 @@ run: ## Run the manager against the cluster of the current kubeconfig.
 	$(GO) run ./cmd/manager $(ARGS)
 
 .PHONY: demo
-demo: envtest-assets build ## Run the operator end to end: kube-apiserver, fake list server (or ARGS=--store=s3: an in-process S3), 3 manager replicas (ARGS=--keep to stay up).
+demo: envtest-assets build ## Run the operator end to end: kube-apiserver, fake list server (or ARGS=--store=s3: an in-process S3; ARGS=--store=wafv2: an in-process AWS WAF IP-set API), 3 manager replicas (ARGS=--keep to stay up).
 	$(GO) run ./hack/demo --bin $(LOCALBIN) --assets "$(KUBEBUILDER_ASSETS)" $(ARGS)
 
 .PHONY: bench-e2e

@@ -59,7 +59,8 @@ type demo struct {
 
 	bystanders []string // IDs on the list before the operator touches it
 	sampleID   string   // the sample entry's ID
-	names      []string // the demo entries' names, which are also their IDs
+	names      []string // the demo entries' names
+	ids        []string // their IDs (entries.IDOf), in the same order
 }
 
 // newDemo checks the inputs and makes the temp dir.
@@ -82,11 +83,16 @@ func newDemo(cfg config, out io.Writer, tty bool) (*demo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &demo{
+	d := &demo{
 		cfg: cfg, out: out, ui: newProgress(out, tty), tty: tty, dir: dir, start: time.Now(),
 		sup: harness.NewSupervisor(dir), bystanders: harness.BystanderIDs(bystanders), names: harness.EntryNames("demo", cfg.entries),
 		entries: harness.Entries{Namespace: namespace, List: sampleList, Labels: map[string]string{demoLabel: demoLabelValue}},
-	}, nil
+	}
+	if cfg.store == storeWAFv2 { // an IP set holds CIDRs only
+		d.bystanders, d.entries.ID = wafv2Bystanders(bystanders), wafv2EntryID
+	}
+	d.ids = d.entries.IDsOf(d.names)
+	return d, nil
 }
 
 // main runs the demo, reports, keeps it up if asked, tears it down and
@@ -125,7 +131,7 @@ func (d *demo) run(ctx context.Context) (summary, error) {
 		return sum, err
 	}
 	sum.replicas = d.replicaNames()
-	sum.conflictCodes = d.store.conflictCodes()
+	sum.race = d.store.lostRace()
 	d.reportOwner(ctx)
 	ids := harness.OutsideIDs(outsidePrefix, outsideCount)
 	if d.outside = d.store.outsideWriter(ids); d.outside != nil {
@@ -133,7 +139,7 @@ func (d *demo) run(ctx context.Context) (summary, error) {
 			ids[0], ids[len(ids)-1], harness.DefaultOutsideInterval, harness.DefaultOutsideInterval+harness.DefaultOutsideJitter)
 	}
 	base := append(slices.Clone(d.bystanders), d.sampleID)
-	all := append(slices.Clone(base), d.names...)
+	all := append(slices.Clone(base), d.ids...)
 	phases := []phase{
 		{name: "create", adding: true, want: all, act: func(ctx context.Context) error {
 			return d.entries.Create(ctx, d.names)

@@ -19,6 +19,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"maps"
 	"os/exec"
 	"strings"
 	"testing"
@@ -32,9 +33,9 @@ func TestSummaryRender(t *testing.T) {
 		replicas: []string{"manager-1", "manager-2"},
 		phases: []phaseResult{
 			{name: "create", finished: true, elapsed: 4213 * time.Millisecond, changes: 200, requests: 460, conflicts: 37,
-				replicas: []*harness.ManagerMetrics{{Requests: 240, Conflicts: 20, Writes: 60, Batches: 60, Changes: 120}, {Requests: 220, Conflicts: 17, Writes: 40, Batches: 40, Changes: 100}}},
+				replicas: []*harness.ManagerMetrics{{Requests: 240, LostWrites: 20, Writes: 60, Batches: 60, Changes: 120}, {Requests: 220, LostWrites: 17, Writes: 40, Batches: 40, Changes: 100}}},
 			{name: "delete", finished: true, elapsed: 3 * time.Second, changes: 200, requests: 400, conflicts: 20, leftover: []string{"demo-0007"},
-				replicas: []*harness.ManagerMetrics{{Requests: 200, Conflicts: 10, Writes: 50, Batches: 50, Changes: 100}, {Requests: 200, Conflicts: 10, Writes: 50, Batches: 50, Changes: 100}}},
+				replicas: []*harness.ManagerMetrics{{Requests: 200, LostWrites: 10, Writes: 50, Batches: 50, Changes: 100}, {Requests: 200, LostWrites: 10, Writes: 50, Batches: 50, Changes: 100}}},
 		},
 		final: &finalCheck{after: 2 * time.Second, items: 52, ownerKept: true, leftover: []string{"demo-0007"}},
 	}
@@ -177,7 +178,7 @@ func TestParseFlags(t *testing.T) {
 	if cfg.store != storeFakeAPI {
 		t.Errorf("default --store = %q, want %q", cfg.store, storeFakeAPI)
 	}
-	for _, store := range []string{"fakeapi", "s3"} {
+	for _, store := range []string{"fakeapi", "s3", "wafv2"} {
 		cfg, err := parseFlags([]string{"--store=" + store}, io.Discard)
 		if err != nil || cfg.store != store {
 			t.Errorf("parseFlags(--store=%s) = %q, %v", store, cfg.store, err)
@@ -193,7 +194,7 @@ func TestParseFlags(t *testing.T) {
 
 func TestSummaryRenderStore(t *testing.T) {
 	s := summary{
-		store: storeS3, conflictCodes: []int{412, 409}, replicas: []string{"manager-1"},
+		store: storeS3, race: (&s3Store{}).lostRace(), replicas: []string{"manager-1"},
 		phases: []phaseResult{
 			{name: "create", finished: true, elapsed: 5 * time.Second, changes: 200, requests: 90, conflicts: 30,
 				store: storeStats{Total: 90, Requests: map[string]map[int]int64{"GET": {200: 30}, "PUT": {200: 30, 412: 28, 409: 2}}}},
@@ -220,11 +221,19 @@ func TestSummaryRenderStore(t *testing.T) {
 }
 
 func TestStoreStats(t *testing.T) {
-	base := storeStats{Total: 3, Requests: map[string]map[int]int64{"GET": {200: 2}, "PUT": {412: 1}}, Agents: map[string]map[int]int64{"a": {412: 1}}}
-	end := storeStats{Total: 10, Requests: map[string]map[int]int64{"GET": {200: 4}, "PUT": {200: 2, 412: 3, 409: 1}}, Agents: map[string]map[int]int64{"a": {412: 3}, "b": {200: 1}}}
+	base := storeStats{Total: 3, Conflicts: 1, Requests: map[string]map[int]int64{"GET": {200: 2}, "PUT": {412: 1}}, Agents: map[string]map[int]int64{"a": {412: 1}}}
+	end := storeStats{Total: 10, Conflicts: 4, Requests: map[string]map[int]int64{"GET": {200: 4}, "PUT": {200: 2, 412: 3, 409: 1}}, Agents: map[string]map[int]int64{"a": {412: 3}, "b": {200: 1}}}
 	d := end.sub(base)
-	if d.Total != 7 || d.Requests["GET"][200] != 2 || d.Requests["PUT"][200] != 2 || d.Requests["PUT"][412] != 2 || d.Requests["PUT"][409] != 1 {
+	if d.Total != 7 || d.Conflicts != 3 || d.Requests["GET"][200] != 2 || d.Requests["PUT"][200] != 2 || d.Requests["PUT"][412] != 2 || d.Requests["PUT"][409] != 1 {
 		t.Errorf("sub = %+v", d)
+	}
+	if d.Codes != nil {
+		t.Errorf("sub invented error codes for a store without them: %v", d.Codes)
+	}
+	wafBase := storeStats{Codes: map[string]int64{"WAFOptimisticLockException": 2, "ThrottlingException": 1}}
+	wafEnd := storeStats{Codes: map[string]int64{"WAFOptimisticLockException": 5, "ThrottlingException": 1, "WAFInternalErrorException": 1}}
+	if got, want := wafEnd.sub(wafBase).Codes, map[string]int64{"WAFOptimisticLockException": 3, "WAFInternalErrorException": 1}; !maps.Equal(got, want) {
+		t.Errorf("sub of the error codes = %v, want %v", got, want)
 	}
 	if d.Agents["a"][412] != 2 || d.Agents["b"][200] != 1 {
 		t.Errorf("sub of the agents = %v", d.Agents)

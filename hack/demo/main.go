@@ -31,6 +31,8 @@ import (
 
 	"github.com/go-logr/logr"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/listkeeper/listkeeper/internal/storetest/wafv2fake"
 )
 
 // Exit codes.
@@ -49,7 +51,7 @@ type config struct {
 	replicas int           // manager processes
 	timeout  time.Duration // per phase
 	keep     bool          // stay up after the summary until Ctrl-C
-	store    string        // where the list lives: storeFakeAPI or storeS3
+	store    string        // where the list lives: storeFakeAPI, storeS3 or storeWAFv2
 }
 
 func main() {
@@ -96,7 +98,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&cfg.replicas, "replicas", 3, "manager processes to run, all active")
 	fs.DurationVar(&cfg.timeout, "timeout", 2*time.Minute, "how long each phase may take")
 	fs.BoolVar(&cfg.keep, "keep", false, "leave everything running after the summary until Ctrl-C")
-	fs.StringVar(&cfg.store, "store", storeFakeAPI, "where the list lives: fakeapi (the fake list server, bin/fakeapi) or s3 (an in-process S3 that checks SigV4)")
+	fs.StringVar(&cfg.store, "store", storeFakeAPI, "where the list lives: fakeapi (the fake list server, bin/fakeapi), s3 (an in-process S3 that checks SigV4) or wafv2 (an in-process AWS WAFv2 IP-set API that checks SigV4 and lock tokens; the IDs become CIDRs)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -112,6 +114,9 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return config{}, errors.New("--timeout must be positive")
 	case !validStore(cfg.store):
 		return config{}, fmt.Errorf("--store must be one of %s, not %q", strings.Join(storeKinds, ", "), cfg.store)
+	case cfg.store == storeWAFv2 && cfg.entries > wafv2MaxEntries:
+		return config{}, fmt.Errorf("--entries must be at most %d with --store=wafv2: an IP set holds at most %d addresses, %d of them the bystanders' and the sample entry's",
+			wafv2MaxEntries, wafv2fake.MaxAddresses, bystanders+1)
 	}
 	if cfg.assets == "" { // make passes --assets "" when KUBEBUILDER_ASSETS is empty
 		cfg.assets = defAssets

@@ -49,7 +49,7 @@ type phaseResult struct {
 	finished  bool                      // the operator reached the phase's goal in time
 	changes   int                       // IDs to add or remove
 	requests  int64                     // the operator's list requests, counted by the server
-	conflicts int64                     // of which lost a race: 412 (and 409 from S3)
+	conflicts int64                     // of which lost a race (storeStats.Conflicts)
 	store     storeStats                // the store's requests during the phase, by method and code
 	missing   []string                  // IDs that should be on the list and are not
 	leftover  []string                  // IDs on the list that should not be
@@ -149,14 +149,13 @@ func (d *demo) claimed(ph phase, st status) bool {
 func (d *demo) status(ph phase, obs observation, base baseline, elapsed time.Duration) status {
 	st := status{phase: ph.name, adding: ph.adding, elapsed: elapsed, total: len(d.names), entries: len(obs.entries),
 		synced: harness.CountSynced(obs.entries)}
-	st.done = harness.Count(d.names, obs.doc.Items)
+	st.done = harness.Count(d.ids, obs.doc.Items)
 	if !ph.adding {
 		st.done = len(d.names) - st.done
 	}
 	if obs.stats.known() {
-		codes := d.store.conflictCodes()
-		st.conflicts = obs.stats.count(codes...) - base.stats.count(codes...)
-		st.label = conflictLabel(codes)
+		st.conflicts = obs.stats.Conflicts - base.stats.Conflicts
+		st.label = d.store.lostRace().heading()
 	}
 	return st
 }
@@ -190,9 +189,8 @@ func (d *demo) baseline(ctx context.Context) (baseline, error) {
 // phase and a fresh scrape of the replicas. A replica that cannot be read is
 // left unknown, and the first such error returned.
 func (d *demo) measure(ctx context.Context, res phaseResult, base baseline, end storeStats) (phaseResult, error) {
-	codes := d.store.conflictCodes()
 	res.requests = end.Total - base.stats.Total
-	res.conflicts = end.count(codes...) - base.stats.count(codes...)
+	res.conflicts = end.Conflicts - base.stats.Conflicts
 	res.store = end.sub(base.stats)
 	now, err := harness.ScrapeAll(ctx, d.replicas)
 	res.replicas = make([]*harness.ManagerMetrics, len(now))

@@ -34,6 +34,7 @@ import (
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/stores"
 	"github.com/listkeeper/listkeeper/internal/storetest/s3fake"
+	"github.com/listkeeper/listkeeper/internal/storetest/wafv2fake"
 	"github.com/listkeeper/listkeeper/test/e2e/harness"
 )
 
@@ -97,15 +98,25 @@ func (d *demo) setUp(ctx context.Context) error {
 		return err
 	}
 	d.logf("%d manager replicas ready (--max-concurrent-reconciles %d, no leader election)", len(d.replicas), replicaWorkers)
-	if d.cfg.store == storeS3 {
+	switch d.cfg.store {
+	case storeS3:
 		return d.createS3List(ctx)
+	case storeWAFv2:
+		return d.createWAFv2List(ctx)
 	}
 	return d.applySamples(ctx)
 }
 
 // startStore starts the list store of --store, seeded with a document of
-// the bystander IDs.
+// the bystander IDs (an IP set of them for wafv2).
 func (d *demo) startStore(ctx context.Context) (listStore, error) {
+	if d.cfg.store == storeWAFv2 {
+		s, err := startWAFv2Store(d.bystanders)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
 	seed, err := json.Marshal(struct {
 		Items []string `json:"items"`
 		Owner string   `json:"owner"`
@@ -144,12 +155,8 @@ func (d *demo) startListServer(ctx context.Context, seed []byte) (*harness.ListS
 // same name on the S3 object, with a Secret of the S3's test credentials,
 // applies the samples' ListEntry and waits until its ID is on the list.
 func (d *demo) createS3List(ctx context.Context) error {
-	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: s3Secret, Namespace: namespace},
-		StringData: map[string]string{stores.AWSAccessKeyID: s3fake.TestAccessKeyID, stores.AWSSecretAccessKey: s3fake.TestSecretAccessKey},
-	}
-	if err := d.cluster.Client.Create(ctx, secret); err != nil {
-		return fmt.Errorf("create Secret %s: %w", s3Secret, err)
+	if err := d.createAWSSecret(ctx, s3fake.TestAccessKeyID, s3fake.TestSecretAccessKey); err != nil {
+		return err
 	}
 	xl := &v1alpha1.ExternalList{
 		ObjectMeta: metav1.ObjectMeta{Name: sampleList, Namespace: namespace},
@@ -157,7 +164,7 @@ func (d *demo) createS3List(ctx context.Context) error {
 			URL:          d.store.url(),
 			ItemsPointer: "/items",
 			Auth: &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{
-				Region: s3fake.DefaultRegion, SecretRef: &v1alpha1.SecretReference{Name: s3Secret},
+				Region: s3fake.DefaultRegion, SecretRef: &v1alpha1.SecretReference{Name: awsSecret},
 			}},
 			// The in-process S3 serves plain http on loopback.
 			AllowInsecureHTTP: true,
@@ -172,8 +179,60 @@ func (d *demo) createS3List(ctx context.Context) error {
 		return fmt.Errorf("apply %s: %w", entryFile, err)
 	}
 	d.logf("created Secret %s (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) and ExternalList %s (url %s, itemsPointer /items, auth.aws region %s); applied %s to namespace %s:\n%s",
-		s3Secret, sampleList, xl.Spec.URL, s3fake.DefaultRegion, entryFile, namespace, indent(out))
+		awsSecret, sampleList, xl.Spec.URL, s3fake.DefaultRegion, entryFile, namespace, indent(out))
 	return d.readSampleEntry(ctx)
+}
+
+// createWAFv2List creates, instead of the samples, an ExternalList of the
+// same name on the IP set, with a Secret of the API's test credentials,
+// and a ListEntry of the sample entry's name that holds an address block
+// (the samples' ID is no CIDR, and an IP set holds nothing else), and
+// waits until its ID is in the set.
+func (d *demo) createWAFv2List(ctx context.Context) error {
+	waf, ok := d.store.(*wafv2Store)
+	if !ok {
+		return fmt.Errorf("store %s is not the WAFv2 API", d.store.kind())
+	}
+	if err := d.createAWSSecret(ctx, wafv2fake.TestAccessKeyID, wafv2fake.TestSecretAccessKey); err != nil {
+		return err
+	}
+	xl := &v1alpha1.ExternalList{
+		ObjectMeta: metav1.ObjectMeta{Name: sampleList, Namespace: namespace},
+		Spec: v1alpha1.ExternalListSpec{
+			WAFv2: &v1alpha1.WAFv2IPSet{Region: wafv2fake.DefaultRegion, Scope: v1alpha1.WAFv2ScopeRegional,
+				Name: wafv2SetName, ID: waf.id, Endpoint: waf.endpoint()},
+			Auth: &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{
+				Region: wafv2fake.DefaultRegion, SecretRef: &v1alpha1.SecretReference{Name: awsSecret},
+			}},
+			// The in-process API serves plain http on loopback.
+			AllowInsecureHTTP: true,
+		},
+	}
+	if err := d.cluster.Client.Create(ctx, xl); err != nil {
+		return fmt.Errorf("create ExternalList %s: %w", sampleList, err)
+	}
+	le := &v1alpha1.ListEntry{
+		ObjectMeta: metav1.ObjectMeta{Name: sampleEntry, Namespace: namespace},
+		Spec:       v1alpha1.ListEntrySpec{ListRef: v1alpha1.ListReference{Name: sampleList}, ID: wafv2SampleID},
+	}
+	if err := d.cluster.Client.Create(ctx, le); err != nil {
+		return fmt.Errorf("create ListEntry %s: %w", sampleEntry, err)
+	}
+	d.logf("created Secret %s (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY), ExternalList %s (wafv2: region %s, scope %s, name %s, id %s, endpoint %s; auth.aws with that Secret) and ListEntry %s (id %s) in namespace %s",
+		awsSecret, sampleList, wafv2fake.DefaultRegion, v1alpha1.WAFv2ScopeRegional, wafv2SetName, waf.id, waf.endpoint(), sampleEntry, wafv2SampleID, namespace)
+	return d.readSampleEntry(ctx)
+}
+
+// createAWSSecret creates the Secret awsSecret with an AWS key pair.
+func (d *demo) createAWSSecret(ctx context.Context, accessKeyID, secretAccessKey string) error {
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: awsSecret, Namespace: namespace},
+		StringData: map[string]string{stores.AWSAccessKeyID: accessKeyID, stores.AWSSecretAccessKey: secretAccessKey},
+	}
+	if err := d.cluster.Client.Create(ctx, secret); err != nil {
+		return fmt.Errorf("create Secret %s: %w", awsSecret, err)
+	}
+	return nil
 }
 
 // applySamples applies config/samples and waits until the sample entry's ID

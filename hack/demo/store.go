@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,27 +35,32 @@ import (
 const (
 	storeFakeAPI = "fakeapi"
 	storeS3      = "s3"
+	storeWAFv2   = "wafv2"
 )
 
 // storeKinds are the values --store accepts, the default first.
-var storeKinds = []string{storeFakeAPI, storeS3}
+var storeKinds = []string{storeFakeAPI, storeS3, storeWAFv2}
 
 // The S3 store's bucket and key: the list is at <URL>/lists/allow.json.
 const (
 	s3Bucket = "lists"
 	s3Key    = "allow.json"
-	// s3Secret is the Secret with the AWS credentials in s3 mode.
-	s3Secret = "allow-list-aws"
+	// awsSecret is the Secret with the AWS credentials in s3 and wafv2
+	// mode.
+	awsSecret = "allow-list-aws"
 )
 
 // listStore is where the demo's list lives: the fake list server process
-// (--store=fakeapi) or an in-process S3 (--store=s3). The demo reads the
-// list document and the request counts through it, for the progress, the
-// lost-update check and the summary.
+// (--store=fakeapi), an in-process S3 (--store=s3) or an in-process AWS
+// WAFv2 IP-set API (--store=wafv2). The demo reads the list document and
+// the request counts through it, for the progress, the lost-update check
+// and the summary.
 type listStore interface {
 	// kind is the --store value.
 	kind() string
-	// url is the list's URL, the ExternalList's spec.url.
+	// url is where the list is: the ExternalList's spec.url, or, for a
+	// list that is not a document at a URL (an IP set), the location the
+	// operator shows for it.
 	url() string
 	// describe says in one line what serves the list, for the log.
 	describe() string
@@ -63,8 +69,8 @@ type listStore interface {
 	// stats returns the requests the store answered so far, without the
 	// demo's own reads.
 	stats(ctx context.Context) (storeStats, error)
-	// conflictCodes are the status codes of a lost race.
-	conflictCodes() []int
+	// lostRace says how the store answers a write that lost a race.
+	lostRace() lostRace
 	// outsideWriter returns a writer outside listkeeper that edits the
 	// list beside the operator with ids, and whose requests stats leaves
 	// out from then on; nil when the store has none.
@@ -80,11 +86,48 @@ type listStore interface {
 // storeStats counts a store's requests by method and status code, and,
 // when the store can tell its clients apart, by client and status code.
 type storeStats struct {
+	// Requests counts by method, or by operation for an API that is not
+	// REST (WAFv2's GetIPSet, UpdateIPSet), then by status code.
 	Requests map[string]map[int]int64 `json:"requests"`
 	Total    int64                    `json:"total"`
+	// Conflicts counts the answers that told a writer it lost a race
+	// (lostRace), as the store tells them apart: by status code where the
+	// code alone says so, by error code where it does not (WAF answers
+	// every client error 400).
+	Conflicts int64 `json:"conflicts"`
 	// Agents counts by client (fakeapi.Stats.Agents); nil when the store
 	// cannot tell.
 	Agents map[string]map[int]int64 `json:"agents,omitempty"`
+	// Codes counts error answers by the store's own error code
+	// (wafv2fake.Stats.Codes); nil when the status code says it all.
+	Codes map[string]int64 `json:"codes,omitempty"`
+}
+
+// lostRace says how a store answers a write that lost a race to another
+// writer, for the tables; storeStats.Conflicts counts those answers.
+type lostRace struct {
+	// label heads the lost-race column: "412s", "412/409s". "" means
+	// "412s".
+	label string
+	// rows are the rows of the store table (method or operation, and
+	// status) where those answers are counted; the table always shows
+	// them, at 0 too.
+	rows []requestRow
+}
+
+// requestRow is a row of the store table: requests of one method (or
+// operation) answered with one status code.
+type requestRow struct {
+	method string
+	code   int
+}
+
+// heading is the label of the lost-race column.
+func (r lostRace) heading() string {
+	if r.label == "" {
+		return "412s"
+	}
+	return r.label
 }
 
 // known reports whether the counts were read at all.
@@ -103,9 +146,18 @@ func (st storeStats) count(codes ...int) int64 {
 
 // sub returns st minus base, per method (and client) and code.
 func (st storeStats) sub(base storeStats) storeStats {
-	out := storeStats{Requests: subCounts(st.Requests, base.Requests), Total: st.Total - base.Total}
+	out := storeStats{Requests: subCounts(st.Requests, base.Requests), Total: st.Total - base.Total,
+		Conflicts: st.Conflicts - base.Conflicts}
 	if st.Agents != nil {
 		out.Agents = subCounts(st.Agents, base.Agents)
+	}
+	if st.Codes != nil {
+		out.Codes = map[string]int64{}
+		for code, n := range st.Codes {
+			if d := n - base.Codes[code]; d != 0 {
+				out.Codes[code] = d
+			}
+		}
 	}
 	return out
 }
@@ -168,6 +220,7 @@ func (s *fakeAPIStore) stats(ctx context.Context) (storeStats, error) {
 			}
 		}
 	}
+	out.Conflicts = out.count(http.StatusPreconditionFailed)
 	return out, nil
 }
 
@@ -176,7 +229,10 @@ func (s *fakeAPIStore) outsideWriter(ids []string) *harness.OutsideWriter {
 	return s.outside
 }
 
-func (s *fakeAPIStore) conflictCodes() []int { return []int{412} }
+// lostRace: a write with a stale If-Match gets 412.
+func (s *fakeAPIStore) lostRace() lostRace {
+	return lostRace{label: "412s", rows: []requestRow{{http.MethodPut, http.StatusPreconditionFailed}}}
+}
 
 func (s *fakeAPIStore) hint() string {
 	return fmt.Sprintf("curl -H 'Authorization: Bearer %s' %s", sampleToken, s.url())
@@ -231,12 +287,16 @@ func (s *s3Store) document(context.Context) (harness.Document, error) {
 
 func (s *s3Store) stats(context.Context) (storeStats, error) {
 	st := s.srv.Stats()
-	return storeStats{Requests: st.Requests, Total: st.Total}, nil
+	out := storeStats{Requests: st.Requests, Total: st.Total}
+	out.Conflicts = out.count(http.StatusPreconditionFailed, http.StatusConflict)
+	return out, nil
 }
 
-// conflictCodes: a stale ETag gets 412, a write racing another one 409
+// lostRace: a stale ETag gets 412, a write racing another one 409
 // ConditionalRequestConflict.
-func (s *s3Store) conflictCodes() []int { return []int{412, 409} }
+func (s *s3Store) lostRace() lostRace {
+	return lostRace{label: "412/409s", rows: []requestRow{{http.MethodPut, http.StatusPreconditionFailed}, {http.MethodPut, http.StatusConflict}}}
+}
 
 // outsideWriter: none, an outside writer would have to sign its requests.
 func (s *s3Store) outsideWriter([]string) *harness.OutsideWriter { return nil }

@@ -81,7 +81,7 @@ func TestFakeAPIStoreLeavesOutTheOutsideWriter(t *testing.T) {
 	if c.Edits < 3 {
 		t.Fatalf("the outside writer committed %d edits", c.Edits)
 	}
-	if got.Total != 0 || got.count(200, 412) != 0 {
+	if got.Total != 0 || got.count(200, 412) != 0 || got.Conflicts != 0 {
 		t.Errorf("the operator's requests = %d (%v), want none: the outside writer's are left out", got.Total, got.Requests)
 	}
 	if n := got.Agents[harness.OutsideAgent][200]; n != c.Requests["GET"][200]+c.Requests["PUT"][200] {

@@ -35,9 +35,9 @@ type summary struct {
 	replicas []string    // replica names, in the order of phaseResult.replicas
 	final    *finalCheck // nil when the phases did not all finish
 	store    string      // the --store value; "" shows no store section
-	// conflictCodes are the store's status codes of a lost race; nil
-	// means 412.
-	conflictCodes []int
+	// race says how the store answers a lost race; the zero value means
+	// the fake server's 412.
+	race lostRace
 	// outside is what the writer outside listkeeper did; nil when there
 	// was none.
 	outside *outsideReport
@@ -106,38 +106,26 @@ func (s summary) render(w io.Writer) {
 	}
 }
 
-// conflictLabel names the lost-race column of conflictCodes (nil means
-// 412): "412s", or "412/409s".
-func conflictLabel(conflictCodes []int) string {
-	if len(conflictCodes) == 0 {
-		return "412s"
-	}
-	codes := make([]string, len(conflictCodes))
-	for i, c := range conflictCodes {
-		codes[i] = strconv.Itoa(c)
-	}
-	return strings.Join(codes, "/") + "s"
-}
-
 // renderStore writes the store's requests by method and status code, per
-// phase and in total; the lost-race codes of PUT always have a row.
+// phase and in total, then its error answers by error code when it has
+// such codes; the rows where a lost race is counted are always there.
 func (s summary) renderStore(w io.Writer) {
-	type key struct {
-		method string
-		code   int
+	seen := map[requestRow]bool{}
+	for _, r := range s.race.rows {
+		seen[r] = true
 	}
-	seen := map[key]bool{}
-	for _, c := range s.conflictCodes {
-		seen[key{"PUT", c}] = true
-	}
+	codes := map[string]bool{}
 	for _, p := range s.phases {
 		for m, byCode := range p.store.Requests {
 			for c := range byCode {
-				seen[key{m, c}] = true
+				seen[requestRow{m, c}] = true
 			}
 		}
+		for code := range p.store.Codes {
+			codes[code] = true
+		}
 	}
-	keys := slices.SortedFunc(maps.Keys(seen), func(a, b key) int {
+	keys := slices.SortedFunc(maps.Keys(seen), func(a, b requestRow) int {
 		return cmp.Or(cmp.Compare(a.method, b.method), cmp.Compare(a.code, b.code))
 	})
 	head := []string{s.store + " requests"}
@@ -145,22 +133,32 @@ func (s summary) renderStore(w io.Writer) {
 		head = append(head, p.name)
 	}
 	rows := [][]string{append(head, "total")}
-	for _, k := range keys {
-		row := []string{fmt.Sprintf("%s %d", k.method, k.code)}
+	row := func(label string, count func(storeStats) int64) {
+		cells := []string{label}
 		var total int64
 		for _, p := range s.phases {
-			n := p.store.Requests[k.method][k.code]
+			n := count(p.store)
 			total += n
-			row = append(row, strconv.FormatInt(n, 10))
+			cells = append(cells, strconv.FormatInt(n, 10))
 		}
-		rows = append(rows, append(row, strconv.FormatInt(total, 10)))
+		rows = append(rows, append(cells, strconv.FormatInt(total, 10)))
 	}
-	fmt.Fprintf(w, "list store: %s (the operator's requests only, by method and status)\n", s.store)
+	for _, k := range keys {
+		row(fmt.Sprintf("%s %d", k.method, k.code), func(st storeStats) int64 { return st.Requests[k.method][k.code] })
+	}
+	for _, code := range slices.Sorted(maps.Keys(codes)) {
+		row("  "+code, func(st storeStats) int64 { return st.Codes[code] })
+	}
+	what := "by method and status"
+	if len(codes) > 0 {
+		what = "by operation and status, then the errors by error code"
+	}
+	fmt.Fprintf(w, "list store: %s (the operator's requests only, %s)\n", s.store, what)
 	writeTable(w, rows)
 }
 
 func (s summary) renderPhases(w io.Writer) {
-	rows := [][]string{{"phase", "time", "changes", "requests", "req/change", conflictLabel(s.conflictCodes), "lost"}}
+	rows := [][]string{{"phase", "time", "changes", "requests", "req/change", s.race.heading(), "lost"}}
 	for _, p := range s.phases {
 		t := p.elapsed.Round(10 * time.Millisecond).String()
 		lost := strconv.Itoa(p.lost())
@@ -174,7 +172,9 @@ func (s summary) renderPhases(w io.Writer) {
 }
 
 func (s summary) renderReplicas(w io.Writer) {
-	rows := [][]string{{"replica", "requests", "writes", "412s", "mean batch"}}
+	// A replica counts the writes it lost whatever the store answered;
+	// the column is headed by what the store answers.
+	rows := [][]string{{"replica", "requests", "writes", s.race.heading(), "mean batch"}}
 	var total harness.ManagerMetrics
 	totalKnown := true
 	for i, name := range s.replicas {
@@ -207,7 +207,7 @@ func (s summary) replicaTotal(i int) (m harness.ManagerMetrics, known bool) {
 
 func replicaRow(name string, m harness.ManagerMetrics) []string {
 	return []string{name, fmt.Sprintf("%.0f", m.Requests), fmt.Sprintf("%.0f", m.Writes),
-		fmt.Sprintf("%.0f", m.Conflicts), fmt.Sprintf("%.1f", m.MeanBatch())}
+		fmt.Sprintf("%.0f", m.LostWrites), fmt.Sprintf("%.1f", m.MeanBatch())}
 }
 
 // writeTable writes rows as columns two spaces apart, the first column

@@ -59,8 +59,12 @@ type ManagerMetrics struct {
 	Requests  float64 // HTTP requests to list servers, any code
 	Conflicts float64 // of which answered 412 Precondition Failed
 	Writes    float64 // list writes with result "written"
-	Batches   float64 // observations of the batch size histogram (PUTs)
-	Changes   float64 // sum of the batch sizes (changes carried by PUTs)
+	// LostWrites are the list writes with result "conflict": writes that
+	// lost a race to another writer, whatever the store answered (a 412,
+	// S3's 409, WAF's WAFOptimisticLockException).
+	LostWrites float64
+	Batches    float64 // observations of the batch size histogram (PUTs)
+	Changes    float64 // sum of the batch sizes (changes carried by PUTs)
 	// Reconciles counts reconciles by controller and result.
 	Reconciles map[ReconcileKey]float64
 	// CPUSeconds is the CPU time the process used (user and system).
@@ -87,6 +91,8 @@ func MetricsFrom(samples []Sample) ManagerMetrics {
 			}
 		case s.Name == MetricWrites && s.Labels["result"] == "written":
 			m.Writes += s.Value
+		case s.Name == MetricWrites && s.Labels["result"] == "conflict":
+			m.LostWrites += s.Value
 		case s.Name == MetricBatchSize+"_count":
 			m.Batches += s.Value
 		case s.Name == MetricBatchSize+"_sum":
@@ -124,7 +130,7 @@ func (m ManagerMetrics) Add(o ManagerMetrics) ManagerMetrics {
 func (m ManagerMetrics) combine(o ManagerMetrics, sign float64) ManagerMetrics {
 	out := ManagerMetrics{
 		Requests: m.Requests + sign*o.Requests, Conflicts: m.Conflicts + sign*o.Conflicts,
-		Writes: m.Writes + sign*o.Writes, Batches: m.Batches + sign*o.Batches, Changes: m.Changes + sign*o.Changes,
+		Writes: m.Writes + sign*o.Writes, LostWrites: m.LostWrites + sign*o.LostWrites, Batches: m.Batches + sign*o.Batches, Changes: m.Changes + sign*o.Changes,
 		CPUSeconds: m.CPUSeconds + sign*o.CPUSeconds, APIConflicts: m.APIConflicts + sign*o.APIConflicts,
 	}
 	out.APIRequests = combineMaps(m.APIRequests, o.APIRequests, sign)

@@ -30,7 +30,7 @@ listkeeper_http_requests_total{code="412",method="PUT"} 7
 listkeeper_http_requests_total{method="GET",code="0"} 1 1700000000000
 # TYPE listkeeper_list_writes_total counter
 listkeeper_list_writes_total{result="written"} 40
-listkeeper_list_writes_total{result="conflict"} 7
+listkeeper_list_writes_total{result="conflict"} 6
 # TYPE listkeeper_batch_size histogram
 listkeeper_batch_size_bucket{le="1"} 20
 listkeeper_batch_size_bucket{le="+Inf"} 40
@@ -57,7 +57,7 @@ func TestParseMetrics(t *testing.T) {
 		t.Fatalf("got %d samples, want 20", len(samples))
 	}
 	got := MetricsFrom(samples)
-	want := ManagerMetrics{Requests: 168, Conflicts: 7, Writes: 40, Batches: 40, Changes: 90, CPUSeconds: 12.5,
+	want := ManagerMetrics{Requests: 168, Conflicts: 7, Writes: 40, LostWrites: 6, Batches: 40, Changes: 90, CPUSeconds: 12.5,
 		Reconciles: map[ReconcileKey]float64{
 			{"listentry", "success"}: 300, {"listentry", "error"}: 4, {"externallist", "success"}: 2,
 		},
@@ -102,10 +102,10 @@ func TestParseSampleErrors(t *testing.T) {
 }
 
 func TestManagerMetricsArithmetic(t *testing.T) {
-	a := ManagerMetrics{Requests: 10, Conflicts: 2, Writes: 5, Batches: 5, Changes: 9, CPUSeconds: 3,
+	a := ManagerMetrics{Requests: 10, Conflicts: 2, Writes: 5, LostWrites: 4, Batches: 5, Changes: 9, CPUSeconds: 3,
 		Reconciles:  map[ReconcileKey]float64{{"listentry", "success"}: 7},
 		APIRequests: map[string]float64{"GET": 6}, APIConflicts: 1}
-	b := ManagerMetrics{Requests: 4, Conflicts: 1, Writes: 2, Batches: 2, Changes: 3, CPUSeconds: 1,
+	b := ManagerMetrics{Requests: 4, Conflicts: 1, Writes: 2, LostWrites: 1, Batches: 2, Changes: 3, CPUSeconds: 1,
 		Reconciles:  map[ReconcileKey]float64{{"listentry", "success"}: 3, {"listentry", "error"}: 1},
 		APIRequests: map[string]float64{"GET": 2, "PATCH": 3}}
 	got := a.Sub(b).Add(b)

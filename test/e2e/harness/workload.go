@@ -33,8 +33,9 @@ const DefaultWorkers = 16
 
 // Entries is a set of ListEntries that a run creates and deletes: they
 // live in Namespace, point at the list List (of kind Kind) and carry
-// Labels; the ID of each one that Create makes is its name, CreateHolder
-// takes any. It is safe for concurrent use.
+// Labels; the ID of each one that Create makes is ID(name), its name
+// unless ID says otherwise, and CreateHolder takes any. It is safe for
+// concurrent use.
 type Entries struct {
 	Client    client.Client
 	Namespace string
@@ -47,13 +48,36 @@ type Entries struct {
 	// Workers is how many goroutines create or delete at once; default
 	// DefaultWorkers.
 	Workers int
+	// ID maps an entry's name to the ID that Create gives it, for a list
+	// whose IDs have a form of their own that a name cannot take (a WAF IP
+	// set holds CIDRs). It must give distinct names distinct IDs, and be
+	// safe for concurrent use. Default: the name itself.
+	ID func(name string) string
 }
 
-// Create creates a ListEntry for each name concurrently. An entry that
-// already exists counts as created.
+// IDOf returns the ID that Create gives the entry called name.
+func (e Entries) IDOf(name string) string {
+	if e.ID == nil {
+		return name
+	}
+	return e.ID(name)
+}
+
+// IDsOf returns the IDs that Create gives the entries called names, in
+// their order.
+func (e Entries) IDsOf(names []string) []string {
+	ids := make([]string, len(names))
+	for i, name := range names {
+		ids[i] = e.IDOf(name)
+	}
+	return ids
+}
+
+// Create creates a ListEntry for each name concurrently, holding
+// IDOf(name). An entry that already exists counts as created.
 func (e Entries) Create(ctx context.Context, names []string) error {
 	return ForEach(ctx, orDefault(e.Workers, DefaultWorkers), names, func(ctx context.Context, name string) error {
-		_, err := e.CreateHolder(ctx, name, name)
+		_, err := e.CreateHolder(ctx, name, e.IDOf(name))
 		return err
 	})
 }
