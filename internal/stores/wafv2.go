@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -217,6 +218,11 @@ func (t *wafv2Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, &wafv2LocalError{err}
 		}
 	}
+	if req.Body != nil && req.Body != http.NoBody {
+		// A RoundTripper must not change the request it was given.
+		req = req.Clone(req.Context())
+		req.Body = readOnlyBody{req.Body}
+	}
 	resp, err := t.next.RoundTrip(req)
 	if err != nil || t.maxBody <= 0 {
 		return resp, err
@@ -224,6 +230,18 @@ func (t *wafv2Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp.Body = &limitedBody{ReadCloser: resp.Body, left: t.maxBody, err: errWAFv2TooLarge}
 	return resp, nil
 }
+
+// readOnlyBody is the body of an SDK request with nothing but Read and
+// Close. The SDK closes a request's body as soon as the answer arrived,
+// and its body then answers WriteTo with io.EOF as an error; net/http's
+// writer, which reads the body once more after the Content-Length bytes
+// to see that no more come (with io.Copy, which prefers WriteTo), may do
+// that after the answer arrived, takes the error for a failed write, and
+// closes the connection under the answer being read: a GetIPSet that WAF
+// answered would fail as an answer that could not be read. Once the body
+// is closed, Read answers io.EOF, the end, which io.Copy takes for no
+// error.
+type readOnlyBody struct{ io.ReadCloser }
 
 // CloseIdleConnections closes the idle connections of the transport below.
 func (t *wafv2Transport) CloseIdleConnections() {

@@ -19,6 +19,7 @@ package stores_test
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -350,4 +351,45 @@ func TestWAFv2Errors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWAFv2RequestBodyAfterAnswer: net/http's writer of a request reads
+// its body once more after the Content-Length bytes, to check that there
+// are no more, and may do that after the answer arrived, when the SDK has
+// already closed the body; a failure then closes the connection under the
+// answer being read, and a GetIPSet that WAF answered fails as an answer
+// that could not be read. The body the backend sends must read as ended,
+// without an error, once closed: the transport below the backend (real
+// HTTP to the fake) records it, and the test reads it as net/http's writer
+// does (io.Copy to io.Discard) after the call returned.
+func TestWAFv2RequestBodyAfterAnswer(t *testing.T) {
+	f := startWAF(t)
+	env := wafEnv(t, 0)
+	keep := &bodyKeeper{next: env.HTTPClient.Transport}
+	env.HTTPClient = &http.Client{Transport: keep, Timeout: env.HTTPClient.Timeout}
+	b, err := wafBackend(t, f.spec(), wafAuth, wafKey, stores.Policy{}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRead(t, b)
+	if len(keep.bodies) != 1 {
+		t.Fatalf("%d requests with a body, want the GetIPSet's", len(keep.bodies))
+	}
+	if n, err := io.Copy(io.Discard, keep.bodies[0]); n != 0 || err != nil {
+		t.Errorf("the closed body read %d more bytes and %v, want none and no error", n, err)
+	}
+}
+
+// bodyKeeper keeps the body of every request it sends on. It is used by
+// one request at a time.
+type bodyKeeper struct {
+	next   http.RoundTripper
+	bodies []io.Reader
+}
+
+func (k *bodyKeeper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		k.bodies = append(k.bodies, req.Body)
+	}
+	return k.next.RoundTrip(req)
 }

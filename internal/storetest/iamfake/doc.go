@@ -31,8 +31,10 @@ limitations under the License.
 // it as a getIamPolicy for version 3 would, the latter byte for byte.
 // Requests and Stats are the log of answered requests and its counts;
 // WithFaultHook answers chosen requests with an Error (ErrUnavailable,
-// ErrResourceExhausted); WithWriteHook and WithOverlapHook, with Overlap,
-// make two writes race for certain.
+// ErrResourceExhausted, ErrInternal) or drops their connection
+// (DropConnection before the call is served, DropAnswer after, so that a
+// write lands unknown to its client); WithWriteHook and WithOverlapHook,
+// with Overlap, make two writes race for certain.
 //
 //	s, err := iamfake.New(iamfake.WithTokenCheck(tokens.Valid))
 //	...
@@ -85,7 +87,9 @@ limitations under the License.
 //     realm="https://accounts.google.com/"; a token WithTokenCheck
 //     refuses: the same with error="invalid_token" (Cloud Storage:
 //     authError);
-//   - the FaultHook's Error, if it returns one;
+//   - the FaultHook's Error, if it returns one (DropConnection: none, the
+//     connection is closed; DropAnswer: none either, after the call was
+//     served as below);
 //   - a body that is not the request's JSON, or has fields Resource
 //     Manager does not know (Cloud Storage ignores them): 400;
 //   - a read of a resource that does not exist: Resource Manager 403

@@ -45,9 +45,33 @@ type Error struct {
 	Message string
 	// Header is added to the answer (WWW-Authenticate, Retry-After).
 	Header http.Header
+
+	// drop: answer nothing (see DropConnection, DropAnswer).
+	drop dropMode
 }
 
+// dropMode is how a fault answers nothing.
+type dropMode int
+
+const (
+	dropNone dropMode = iota
+	// dropBefore: close the connection before the call is served.
+	dropBefore
+	// dropAfter: serve the call, then close the connection unanswered.
+	dropAfter
+)
+
 // The errors a FaultHook most often injects.
+
+// DropConnection returns the fault that closes the connection without an
+// answer, before the call is served: nothing is read or written, and the
+// client sees a connection error after it sent its request.
+func DropConnection() *Error { return &Error{drop: dropBefore} }
+
+// DropAnswer returns the fault that serves the call and then closes the
+// connection without an answer: a setIamPolicy is judged as usual and may
+// commit, and the client cannot know whether it did.
+func DropAnswer() *Error { return &Error{drop: dropAfter} }
 
 // ErrResourceExhausted is a quota or rate refusal: 429 RESOURCE_EXHAUSTED
 // (Resource Manager), 429 rateLimitExceeded (Cloud Storage).

@@ -66,7 +66,9 @@ type TokenCheck func(token string) error
 
 // FaultHook is consulted for every request that passed authentication,
 // before the Server looks at the resource. A non-nil *Error is sent as the
-// answer instead, and nothing is read or written; nil lets the request
+// answer instead, and nothing is read or written, unless it is
+// DropConnection (no answer, nothing read or written) or DropAnswer (the
+// call is served, and its answer is not sent); nil lets the request
 // through. It runs on the request's goroutine without any lock of the
 // Server held, and must be safe for concurrent use.
 type FaultHook func(c Call) *Error

@@ -167,7 +167,8 @@ func newEtag() string {
 }
 
 // ServeHTTP routes r to the API it calls, checks its token and the fault
-// hook, and serves it.
+// hook, and serves it. The request is logged before it is answered, so a
+// client that has its answer finds it in Requests and Stats.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	pretty := r.URL.Query().Get("prettyPrint") != "false"
 	call, route := route(r)
@@ -184,25 +185,55 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			e = hook(call)
 		}
 	}
-	var status int
-	if e == nil {
-		var body []byte
+	drop := dropNone
+	if e != nil && e.drop != dropNone {
+		drop, e = e.drop, nil
+	}
+	var body []byte
+	switch {
+	case drop == dropBefore:
+		// The whole request is read, so that the client sees the
+		// connection end after it sent it, not a failed send.
+		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, s.cfg.maxBodyBytes))
+	case e == nil:
 		body, e = s.serve(r, call)
-		if e == nil {
-			w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-			w.WriteHeader(http.StatusOK)
-			_, _ = w.Write(body)
-			status = http.StatusOK
-		}
 	}
-	if e != nil {
-		e.write(w, call.API, pretty)
-		status, rec.Word = e.Code, e.word(call.API)
+	switch {
+	case drop != dropNone:
+		rec.Dropped = true
+	case e != nil:
+		rec.Status, rec.Word = e.Code, e.word(call.API)
+	default:
+		rec.Status = http.StatusOK
 	}
-	rec.Status = status
 	s.mu.Lock()
 	s.log = append(s.log, rec)
 	s.mu.Unlock()
+
+	switch {
+	case drop != dropNone:
+		hangUp(w)
+	case e != nil:
+		e.write(w, call.API, pretty)
+	default:
+		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body)
+	}
+}
+
+// hangUp closes the connection of a request without an answer. The client
+// sees the connection end (EOF, or a reset) after it sent the request.
+func hangUp(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		// HTTP/2 cannot hijack: abort the stream instead.
+		panic(http.ErrAbortHandler)
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
 }
 
 // route says what r calls, or answers 404 (405 for a known path with

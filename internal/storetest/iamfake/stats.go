@@ -18,7 +18,7 @@ package iamfake
 
 import "slices"
 
-// Record is one request the Server answered.
+// Record is one request the Server answered or dropped.
 type Record struct {
 	// API and Method say what was called ("" Method for a path the Server
 	// does not serve).
@@ -26,17 +26,22 @@ type Record struct {
 	Method string
 	// Resource is the resource's name, when the path named one.
 	Resource string
-	// Status is the HTTP status of the answer.
+	// Status is the HTTP status of the answer; 0 when the connection was
+	// closed without one (DropConnection, DropAnswer).
 	Status int
 	// Word is the error's status name (Resource Manager: ABORTED,
 	// INVALID_ARGUMENT, ...) or reason (Cloud Storage: conditionNotMet,
 	// notFound, ...); "" for a success.
 	Word string
+	// Dropped reports a request answered by closing the connection
+	// (DropConnection, DropAnswer).
+	Dropped bool
 }
 
 // Stats counts requests by method and status.
 type Stats struct {
-	// Requests counts requests by method, then by HTTP status.
+	// Requests counts requests by method, then by HTTP status (0 for a
+	// dropped connection).
 	Requests map[string]map[int]int64
 	// Total is the number of requests.
 	Total int64
