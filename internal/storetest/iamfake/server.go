@@ -21,11 +21,11 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
+
+	"github.com/listkeeper/listkeeper/internal/storetest/loopback"
 )
 
 // Server is a fake of the IAM policy methods of Cloud Resource Manager
@@ -34,6 +34,7 @@ import (
 // concurrent use.
 type Server struct {
 	cfg config
+	lb  *loopback.Server
 
 	mu        sync.Mutex
 	policies  map[string]*Policy // by resource name
@@ -41,7 +42,6 @@ type Server struct {
 	faultHook FaultHook
 	log       []Record
 	commits   int64
-	ts        *httptest.Server
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -55,7 +55,9 @@ func New(opts ...Option) (*Server, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("iamfake: %w", err)
 	}
-	return &Server{cfg: cfg, policies: map[string]*Policy{}, inflight: map[string]int{}, faultHook: cfg.faultHook}, nil
+	s := &Server{cfg: cfg, policies: map[string]*Policy{}, inflight: map[string]int{}, faultHook: cfg.faultHook}
+	s.lb = loopback.New("iamfake", s)
+	return s, nil
 }
 
 // SetFaultHook replaces the FaultHook; nil removes it.
@@ -212,7 +214,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	switch {
 	case drop != dropNone:
-		hangUp(w)
+		loopback.HangUp(w)
 	case e != nil:
 		e.write(w, call.API, pretty)
 	default:
@@ -220,20 +222,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(body)
 	}
-}
-
-// hangUp closes the connection of a request without an answer. The client
-// sees the connection end (EOF, or a reset) after it sent the request.
-func hangUp(w http.ResponseWriter) {
-	conn, _, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		// HTTP/2 cannot hijack: abort the stream instead.
-		panic(http.ErrAbortHandler)
-	}
-	if tc, ok := conn.(*net.TCPConn); ok {
-		_ = tc.SetLinger(0)
-	}
-	_ = conn.Close()
 }
 
 // route says what r calls, or answers 404 (405 for a known path with
@@ -323,42 +311,13 @@ func (s *Server) readBody(r *http.Request) ([]byte, *Error) {
 // Start serves the Server over plain HTTP on 127.0.0.1, on a free port.
 // It panics when the Server is already started, or when it cannot listen,
 // as httptest does.
-func (s *Server) Start() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ts != nil {
-		panic("iamfake: server already started")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(fmt.Sprintf("iamfake: listen on 127.0.0.1: %v", err))
-	}
-	ts := httptest.NewUnstartedServer(s)
-	_ = ts.Listener.Close()
-	ts.Listener = ln
-	ts.Start()
-	s.ts = ts
-}
+func (s *Server) Start() { s.lb.Start() }
 
 // URL returns the base URL of the started Server ("http://127.0.0.1:port"),
 // or "" before Start. It is the endpoint of both APIs: a Resource Manager
 // client takes URL()+"/", a Cloud Storage client URL()+"/storage/v1/".
-func (s *Server) URL() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ts == nil {
-		return ""
-	}
-	return s.ts.URL
-}
+func (s *Server) URL() string { return s.lb.URL() }
 
 // Close stops serving and waits for requests in flight. It is safe to call
 // more than once, and without Start.
-func (s *Server) Close() {
-	s.mu.Lock()
-	ts := s.ts
-	s.mu.Unlock()
-	if ts != nil {
-		ts.Close()
-	}
-}
+func (s *Server) Close() { s.lb.Close() }

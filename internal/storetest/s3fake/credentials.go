@@ -18,7 +18,6 @@ package s3fake
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 )
@@ -27,94 +26,30 @@ import (
 // credential when no accepted credential has that access key ID.
 var ErrUnknownAccessKey = errors.New("s3fake: unknown access key ID")
 
-func validateCredentials(creds []aws.Credentials) error {
-	var errs []error
-	seen := make(map[string]bool, len(creds))
-	for i, c := range creds {
-		if c.AccessKeyID == "" || c.SecretAccessKey == "" {
-			errs = append(errs, fmt.Errorf("credential %d: access key ID and secret must not be empty", i))
-			continue
-		}
-		if seen[c.AccessKeyID] {
-			errs = append(errs, fmt.Errorf("credential %d: duplicate access key ID %q", i, c.AccessKeyID))
-		}
-		seen[c.AccessKeyID] = true
-	}
-	return errors.Join(errs...)
-}
-
-func credentialMap(creds []aws.Credentials) map[string]aws.Credentials {
-	m := make(map[string]aws.Credentials, len(creds))
-	for _, c := range creds {
-		m[c.AccessKeyID] = c
-	}
-	return m
-}
-
 // SetCredentials replaces the accepted credentials, as WithCredentials does
 // at construction: requests signed with a key that is no longer there get
 // 403 InvalidAccessKeyId from now on.
 func (s *Server) SetCredentials(creds ...aws.Credentials) error {
-	if err := validateCredentials(creds); err != nil {
-		return fmt.Errorf("s3fake: %w", err)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.creds = credentialMap(creds)
-	return nil
+	return s.creds.Set(creds)
 }
 
 // RevokeAccessKey stops accepting the credential with this access key ID:
 // its requests get 403 InvalidAccessKeyId from now on, as S3 answers for a
 // deleted or deactivated key.
 func (s *Server) RevokeAccessKey(accessKeyID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.creds[accessKeyID]; !ok {
-		return fmt.Errorf("%w: %q", ErrUnknownAccessKey, accessKeyID)
-	}
-	delete(s.creds, accessKeyID)
-	return nil
+	return s.creds.Revoke(accessKeyID)
 }
 
 // ExpireSessionToken makes the credential with this access key ID expire
 // now by the Server's clock: its requests get 400 ExpiredToken from now on.
 // The credential must have a session token.
 func (s *Server) ExpireSessionToken(accessKeyID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, ok := s.creds[accessKeyID]
-	if !ok {
-		return fmt.Errorf("%w: %q", ErrUnknownAccessKey, accessKeyID)
-	}
-	if c.SessionToken == "" {
-		return fmt.Errorf("s3fake: credential %q has no session token to expire", accessKeyID)
-	}
-	c.CanExpire = true
-	c.Expires = s.cfg.now()
-	s.creds[accessKeyID] = c
-	return nil
+	return s.creds.Expire(accessKeyID, s.cfg.now())
 }
 
 // Credentials returns a copy of the accepted credentials, in no particular
 // order.
-func (s *Server) Credentials() []aws.Credentials {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]aws.Credentials, 0, len(s.creds))
-	for _, c := range s.creds {
-		out = append(out, c)
-	}
-	return out
-}
-
-// lookup returns the credential with this access key ID.
-func (s *Server) lookup(accessKeyID string) (aws.Credentials, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, ok := s.creds[accessKeyID]
-	return c, ok
-}
+func (s *Server) Credentials() []aws.Credentials { return s.creds.All() }
 
 // checkToken decides whether a request that presents token may use c at
 // now: S3 answers a temporary key without its token as an unknown key.

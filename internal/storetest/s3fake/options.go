@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/listkeeper/listkeeper/internal/storetest/awscreds"
 )
 
 // The fixed test key pair that New accepts unless WithCredentials says
@@ -124,7 +126,7 @@ func (c *config) validate() error {
 	if c.maxBodyBytes <= 0 {
 		errs = append(errs, fmt.Errorf("max body bytes must be positive, got %d", c.maxBodyBytes))
 	}
-	if err := validateCredentials(c.creds); err != nil {
+	if err := awscreds.Validate(c.creds); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

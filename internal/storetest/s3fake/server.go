@@ -21,17 +21,17 @@ import (
 	"crypto/x509"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/listkeeper/listkeeper/internal/storetest/awscreds"
+	"github.com/listkeeper/listkeeper/internal/storetest/loopback"
 )
 
 // Server is an in-memory S3 (gofakes3) behind a SigV4 verifier. It is an
@@ -39,16 +39,16 @@ import (
 // use.
 type Server struct {
 	cfg     config
+	creds   *awscreds.Store
+	lb      *loopback.Server
 	backend *s3mem.Backend
 	store   http.Handler // gofakes3
 	locks   keyLocks
 	reqSeq  atomic.Uint64
 
 	mu        sync.Mutex
-	creds     map[string]aws.Credentials
 	faultHook FaultHook
 	log       []Record
-	ts        *httptest.Server
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -79,14 +79,16 @@ func New(opts ...Option) (*Server, error) {
 		gofakes3.WithTimeSkewLimit(0),
 		gofakes3.WithIntegrityCheck(true),
 	).Server()
-	return &Server{
+	s := &Server{
 		cfg:       cfg,
 		backend:   backend,
 		store:     store,
 		locks:     keyLocks{m: map[string]*keyLock{}},
-		creds:     credentialMap(cfg.creds),
+		creds:     awscreds.New("s3fake", ErrUnknownAccessKey, cfg.creds),
 		faultHook: cfg.faultHook,
-	}, nil
+	}
+	s.lb = loopback.New("s3fake", s)
+	return s, nil
 }
 
 // Region returns the region requests must be signed for.
@@ -195,77 +197,28 @@ func splitPath(path string) (bucket, key string) {
 // Start serves the Server over plain HTTP on 127.0.0.1, on a free port.
 // It panics when the Server is already started, or when it cannot listen,
 // as httptest does.
-func (s *Server) Start() { s.start(false) }
+func (s *Server) Start() { s.lb.Start() }
 
 // StartTLS serves the Server over HTTPS on 127.0.0.1, with httptest's
 // self-signed certificate; Client returns a client that trusts it.
-func (s *Server) StartTLS() { s.start(true) }
-
-func (s *Server) start(tls bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ts != nil {
-		panic("s3fake: server already started")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(fmt.Sprintf("s3fake: listen on 127.0.0.1: %v", err))
-	}
-	ts := httptest.NewUnstartedServer(s)
-	_ = ts.Listener.Close()
-	ts.Listener = ln
-	if tls {
-		ts.StartTLS()
-	} else {
-		ts.Start()
-	}
-	s.ts = ts
-}
+func (s *Server) StartTLS() { s.lb.StartTLS() }
 
 // URL returns the base URL of the started Server ("http://127.0.0.1:port"),
 // or "" before Start. Objects are at URL()/bucket/key.
-func (s *Server) URL() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ts == nil {
-		return ""
-	}
-	return s.ts.URL
-}
+func (s *Server) URL() string { return s.lb.URL() }
 
 // Client returns an HTTP client for the started Server that trusts its
 // certificate under StartTLS, or http.DefaultClient before Start.
-func (s *Server) Client() *http.Client {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ts == nil {
-		return http.DefaultClient
-	}
-	return s.ts.Client()
-}
+func (s *Server) Client() *http.Client { return s.lb.Client() }
 
 // Certificate returns the certificate the Server serves under StartTLS,
 // for a test that must hand it on as a CA bundle (spec.caBundle), or nil
 // before StartTLS.
-func (s *Server) Certificate() *x509.Certificate {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ts == nil {
-		return nil
-	}
-	return s.ts.Certificate()
-}
+func (s *Server) Certificate() *x509.Certificate { return s.lb.Certificate() }
 
 // Close stops serving and waits for requests in flight. It is safe to call
 // more than once, and without Start.
-func (s *Server) Close() {
-	s.mu.Lock()
-	ts := s.ts
-	s.mu.Unlock()
-	if ts != nil {
-		ts.Close()
-	}
-}
+func (s *Server) Close() { s.lb.Close() }
 
 // timeSource adapts the configured clock to gofakes3.
 type timeSource struct{ now func() time.Time }

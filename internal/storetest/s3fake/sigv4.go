@@ -312,7 +312,7 @@ func (s *Server) parseCredential(v string, fail func(detail string) *Error) (aki
 // credentialFor finds the accepted credential of sp and checks the
 // session token the request presents.
 func (s *Server) credentialFor(sp sigParams, now time.Time) (aws.Credentials, *Error) {
-	c, ok := s.lookup(sp.accessKeyID)
+	c, ok := s.creds.Lookup(sp.accessKeyID)
 	if !ok {
 		return c, errInvalidAccessKeyID(sp.accessKeyID)
 	}

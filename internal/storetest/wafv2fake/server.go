@@ -24,28 +24,27 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/listkeeper/listkeeper/internal/storetest/awscreds"
+	"github.com/listkeeper/listkeeper/internal/storetest/loopback"
 )
 
 // Server is an in-memory AWS WAFv2 IP-set API behind a SigV4 verifier. It
 // is an http.Handler; Start serves it on 127.0.0.1. It is safe for
 // concurrent use.
 type Server struct {
-	cfg config
+	cfg   config
+	creds *awscreds.Store
+	lb    *loopback.Server
 
 	mu        sync.Mutex
-	creds     map[string]aws.Credentials
 	sets      map[setKey]*ipSet
 	faultHook FaultHook
 	log       []Record
-	ts        *httptest.Server
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -59,12 +58,14 @@ func New(opts ...Option) (*Server, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("wafv2fake: %w", err)
 	}
-	return &Server{
+	s := &Server{
 		cfg:       cfg,
-		creds:     credentialMap(cfg.creds),
+		creds:     awscreds.New("wafv2fake", ErrUnknownAccessKey, cfg.creds),
 		sets:      map[setKey]*ipSet{},
 		faultHook: cfg.faultHook,
-	}, nil
+	}
+	s.lb = loopback.New("wafv2fake", s)
+	return s, nil
 }
 
 // Region returns the region requests must be signed for.
@@ -123,7 +124,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	switch {
 	case entry.Dropped:
-		hangUp(w)
+		loopback.HangUp(w)
 	case e != nil:
 		e.write(w, requestID)
 	default:
@@ -213,90 +214,27 @@ func writeJSON(w http.ResponseWriter, requestID string, body []byte) {
 	_, _ = w.Write(body)
 }
 
-// hangUp closes the connection of a request without an answer. The client
-// sees the connection end (EOF) after it sent the whole request.
-func hangUp(w http.ResponseWriter) {
-	conn, _, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		// HTTP/2 cannot hijack: abort the stream instead.
-		panic(http.ErrAbortHandler)
-	}
-	if tc, ok := conn.(*net.TCPConn); ok {
-		_ = tc.SetLinger(0)
-	}
-	_ = conn.Close()
-}
-
 // Start serves the Server over plain HTTP on 127.0.0.1, on a free port.
 // It panics when the Server is already started, or when it cannot listen,
 // as httptest does.
-func (s *Server) Start() { s.start(false) }
+func (s *Server) Start() { s.lb.Start() }
 
 // StartTLS serves the Server over HTTPS on 127.0.0.1, with httptest's
 // self-signed certificate; Client returns a client that trusts it.
-func (s *Server) StartTLS() { s.start(true) }
-
-func (s *Server) start(tls bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ts != nil {
-		panic("wafv2fake: server already started")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(fmt.Sprintf("wafv2fake: listen on 127.0.0.1: %v", err))
-	}
-	ts := httptest.NewUnstartedServer(s)
-	_ = ts.Listener.Close()
-	ts.Listener = ln
-	if tls {
-		ts.StartTLS()
-	} else {
-		ts.Start()
-	}
-	s.ts = ts
-}
+func (s *Server) StartTLS() { s.lb.StartTLS() }
 
 // URL returns the base URL of the started Server ("http://127.0.0.1:port"),
 // the SDK's BaseEndpoint, or "" before Start.
-func (s *Server) URL() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ts == nil {
-		return ""
-	}
-	return s.ts.URL
-}
+func (s *Server) URL() string { return s.lb.URL() }
 
 // Client returns an HTTP client for the started Server that trusts its
 // certificate under StartTLS, or http.DefaultClient before Start.
-func (s *Server) Client() *http.Client {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ts == nil {
-		return http.DefaultClient
-	}
-	return s.ts.Client()
-}
+func (s *Server) Client() *http.Client { return s.lb.Client() }
 
 // Certificate returns the certificate the Server serves under StartTLS,
 // or nil before StartTLS.
-func (s *Server) Certificate() *x509.Certificate {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ts == nil {
-		return nil
-	}
-	return s.ts.Certificate()
-}
+func (s *Server) Certificate() *x509.Certificate { return s.lb.Certificate() }
 
 // Close stops serving and waits for requests in flight. It is safe to call
 // more than once, and without Start.
-func (s *Server) Close() {
-	s.mu.Lock()
-	ts := s.ts
-	s.mu.Unlock()
-	if ts != nil {
-		ts.Close()
-	}
-}
+func (s *Server) Close() { s.lb.Close() }

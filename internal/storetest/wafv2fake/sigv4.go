@@ -79,7 +79,7 @@ func (s *Server) authenticate(r *http.Request, body []byte, now time.Time) (stri
 	if sp.service != Service {
 		return sp.accessKeyID, errInvalidSignature(fmt.Sprintf("Credential should be scoped to correct service: '%s'. ", Service))
 	}
-	c, ok := s.lookup(sp.accessKeyID)
+	c, ok := s.creds.Lookup(sp.accessKeyID)
 	if !ok {
 		return sp.accessKeyID, errUnrecognizedClient()
 	}
