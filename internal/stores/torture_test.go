@@ -43,7 +43,7 @@ const (
 	tortureWorkers  = 16
 	// tortureOwn is how many IDs of its own each goroutine adds; it
 	// removes the even ones again.
-	tortureOwn = 12
+	tortureOwn = 30
 	// tortureFaultRate is the share of requests a fault hook fails.
 	tortureFaultRate = 0.15
 	// tortureDeadline is how long a torture may run before it is failed
