@@ -78,7 +78,10 @@ func TestGCPIAMTorture(t *testing.T) {
 			policy := etagclient.DefaultConflictPolicy
 			policy.MaxAttempts, policy.MaxElapsedTime = 1000, 0
 			run := &tortureRun{ids: ids, holds: func(m string) bool {
-				return slices.Contains(iamMembers(t, e.fake, tc.resource), m)
+				p, _ := e.fake.Policy(tc.resource)
+				return slices.ContainsFunc(p.Bindings, func(b iamfake.Binding) bool {
+					return b.Role == iamRole && b.Condition == nil && slices.Contains(b.Members, m)
+				})
 			}}
 			obs := make([]*etagclient.Counters, tortureReplicas)
 			for i := range tortureReplicas {
@@ -185,12 +188,14 @@ func iamMembers(t *testing.T, fake *iamfake.Server, resource string) []string {
 		return nil
 	}
 	var out []string
+	seen := map[string]bool{}
 	for _, b := range p.Bindings {
 		if b.Role != iamRole || b.Condition != nil {
 			continue
 		}
 		for _, m := range b.Members {
-			if !slices.Contains(out, m) {
+			if !seen[m] {
+				seen[m] = true
 				out = append(out, m)
 			}
 		}

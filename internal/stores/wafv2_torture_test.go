@@ -80,7 +80,10 @@ func TestWAFv2Torture(t *testing.T) {
 			}
 			policy := etagclient.DefaultConflictPolicy
 			policy.MaxAttempts, policy.MaxElapsedTime = 1000, 0
-			run := &tortureRun{ids: ids, holds: func(id string) bool { return slices.Contains(f.set(t).Addresses, id) }}
+			run := &tortureRun{ids: ids, holds: func(id string) bool {
+				set, _ := f.srv.IPSet(wafv2fake.ScopeRegional, f.id) // not f.set: t.Fatal is for the test's goroutine
+				return slices.Contains(set.Addresses, id)
+			}}
 			obs := make([]*etagclient.Counters, tortureReplicas)
 			for i := range tortureReplicas {
 				obs[i] = new(etagclient.Counters)
