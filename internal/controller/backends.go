@@ -3,8 +3,6 @@ package controller
 import (
 	"context"
 	"crypto/sha256"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -30,15 +28,14 @@ import (
 // go to (for --allowed-hosts and the plain-http rule); ok is false for a
 // list behind spec.url or spec.urlFrom.
 func backendLocation(spec *v1alpha1.ExternalListSpec) (location, canonical string, endpoint *url.URL, ok bool) {
+	var override string // spec's endpoint, when it names one
 	switch {
 	case spec.WAFv2 != nil:
 		w := spec.WAFv2
 		location = fmt.Sprintf("wafv2://%s/%s/%s/%s", w.Region, w.Scope, w.Name, w.ID)
 		canonical = fmt.Sprintf("wafv2:%s/%s/%s", w.Region, w.Scope, w.ID)
 		endpoint = &url.URL{Scheme: "https", Host: "wafv2." + w.Region + ".amazonaws.com", Path: "/"}
-		if w.Endpoint != "" {
-			endpoint, _ = url.Parse(w.Endpoint)
-		}
+		override = w.Endpoint
 	case spec.GCPIAM != nil:
 		g := spec.GCPIAM
 		res := strings.TrimPrefix(g.Resource, "//")
@@ -49,17 +46,18 @@ func backendLocation(spec *v1alpha1.ExternalListSpec) (location, canonical strin
 			host = "storage.googleapis.com"
 		}
 		endpoint = &url.URL{Scheme: "https", Host: host, Path: "/"}
-		if g.Endpoint != "" {
-			endpoint, _ = url.Parse(g.Endpoint)
-		}
+		override = g.Endpoint
 	default:
 		return "", "", nil, false
 	}
-	if endpoint == nil || endpoint.Host == "" {
-		endpoint = &url.URL{}
-	} else if spec.WAFv2 != nil && spec.WAFv2.Endpoint != "" || spec.GCPIAM != nil && spec.GCPIAM.Endpoint != "" {
+	if override != "" {
 		// Another endpoint is another service: the same set or policy
-		// name there is another document.
+		// name there is another document. An unparsable one has no host,
+		// which buildBackend refuses.
+		endpoint = &url.URL{}
+		if u, err := url.Parse(override); err == nil {
+			endpoint = u
+		}
 		canonical += "@" + CanonicalURL(endpoint)
 	}
 	return location, canonical, endpoint, true
@@ -135,12 +133,8 @@ func (r *resolver) buildBackend(ctx context.Context, l v1alpha1.List) (*listConf
 			return id
 		}
 	}
-	if spec.CABundle != "" {
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM([]byte(spec.CABundle)) {
-			return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.caBundle holds no PEM certificate"}
-		}
-		cfg.opts = append(cfg.opts, etagclient.WithTLSConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}))
+	if cfg.opts, err = withCABundle(cfg.opts, spec); err != nil {
+		return nil, err
 	}
 	cfg.hash = hex.EncodeToString(h.Sum(nil))
 	return cfg, nil

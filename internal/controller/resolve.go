@@ -201,15 +201,24 @@ func (r *resolver) build(ctx context.Context, l v1alpha1.List) (*listConfig, err
 		fmt.Fprintf(h, "auth\x00%s\x00", fp)
 		cfg.opts = append(cfg.opts, storeOpts...)
 	}
-	if spec.CABundle != "" {
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM([]byte(spec.CABundle)) {
-			return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.caBundle holds no PEM certificate"}
-		}
-		cfg.opts = append(cfg.opts, etagclient.WithTLSConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}))
+	if cfg.opts, err = withCABundle(cfg.opts, spec); err != nil {
+		return nil, err
 	}
 	cfg.hash = hex.EncodeToString(h.Sum(nil))
 	return cfg, nil
+}
+
+// withCABundle adds to opts the TLS settings of spec.caBundle, when the
+// list names one: its certificates are the only roots trusted.
+func withCABundle(opts []etagclient.Option, spec *v1alpha1.ExternalListSpec) ([]etagclient.Option, error) {
+	if spec.CABundle == "" {
+		return opts, nil
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM([]byte(spec.CABundle)) {
+		return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.caBundle holds no PEM certificate"}
+	}
+	return append(opts, etagclient.WithTLSConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12})), nil
 }
 
 // policy is the store credentials policy of l: the operator's own
