@@ -179,15 +179,17 @@ func (c *Client) write(batch []*op, next *Document, create bool, base Version) (
 // spellItems spells the IDs of each change of the batch as the backend
 // stores them (ItemNormalizer), before anything compares them with the
 // list: a read may settle a change, and "10.0.0.1" must settle on the
-// "10.0.0.1/32" an IP set holds. It is idempotent, so changes that joined
-// the cycle later are spelled when the loop comes round.
+// "10.0.0.1/32" an IP set holds. Each change is spelled once, when it
+// first meets the loop (changes that join the cycle later, the next time
+// round).
 func (c *Client) spellItems(batch []*op) {
 	norm, _ := c.itemRules()
 	if norm == nil {
 		return
 	}
 	for _, o := range batch {
-		if !o.read {
+		if !o.read && !o.spelled {
+			o.spelled = true
 			o.change = Change{
 				Add:        normalizeAll(norm, o.change.Add),
 				Remove:     normalizeAll(norm, o.change.Remove),

@@ -15,6 +15,7 @@ type op struct {
 	owns      func() bool // nil: the change is never fenced
 	submitted time.Time   // by the Client's clock; the change's budget counts from here
 	attempts  int         // PUTs that carried the change
+	spelled   bool        // change is in the backend's spelling (see spellItems)
 	done      chan struct{}
 	res       Result
 	snap      Snapshot
