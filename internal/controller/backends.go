@@ -126,12 +126,7 @@ func (r *resolver) buildBackend(ctx context.Context, l v1alpha1.List) (*listConf
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00auth\x00%s\x00", location, endpoint.String(), spec.CABundle, fp)
 	cfg.opts = []etagclient.Option{etagclient.WithBackend(factory), etagclient.WithShownURL(location)}
 	if spec.WAFv2 != nil {
-		cfg.spell = func(id string) string {
-			if cidr, err := stores.NormalizeCIDR(id); err == nil {
-				return cidr
-			}
-			return id
-		}
+		cfg.spell = spellCIDR
 	}
 	if cfg.opts, err = withCABundle(cfg.opts, spec); err != nil {
 		return nil, err
@@ -154,4 +149,14 @@ func storeError(l v1alpha1.List, err error) error {
 		return &configError{reason: v1alpha1.ReasonInvalidSpec, msg: err.Error()}
 	}
 	return err
+}
+
+// spellCIDR spells an IP address or CIDR block as an IP set keeps it
+// ("10.0.0.1" is "10.0.0.1/32"), and any other ID as it is (the set
+// refuses it, naming why).
+func spellCIDR(id string) string {
+	if cidr, err := stores.NormalizeCIDR(id); err == nil {
+		return cidr
+	}
+	return id
 }

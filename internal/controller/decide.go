@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -41,18 +42,80 @@ func admits(l v1alpha1.List, namespace string, nsLabels map[string]string) (why 
 	return "", true
 }
 
-// heldByOthers reports whether another live entry of the same list holds
-// self's ID: same are the entries of self's list with self's ID, and
-// admitted tells whether the list lets an entry's namespace use it. self is
-// skipped by UID.
-func heldByOthers(self *v1alpha1.ListEntry, same []v1alpha1.ListEntry, admitted func(*v1alpha1.ListEntry) bool) bool {
+// holding is what the other entries of a list that name a deleting
+// entry's ID mean for that ID (see othersHolding).
+type holding int
+
+const (
+	// heldByNone: no other entry holds the ID; the deleting one takes it
+	// off.
+	heldByNone holding = iota
+	// heldByOther: another live entry holds the ID and carries the
+	// finalizer, so it takes the ID off when it goes; the deleting one
+	// leaves the ID.
+	heldByOther
+	// heldPending: another live entry names the ID but has no finalizer
+	// yet. It holds nothing: it may be deleted before the finalizer lands,
+	// and then no reconcile of it ever takes the ID off. Nor may the
+	// deleting entry take the ID off under it: its finalizer patch may
+	// have landed, and its add been found done, before the cache shows
+	// the finalizer. The deleting entry waits until it carries the
+	// finalizer or is gone.
+	heldPending
+)
+
+// finalizerGrace is how long a live entry without the finalizer is waited
+// for (see heldPending), from its creation. An entry still without one
+// after that is not about to get it (its reconcile fails before the
+// patch); when it does, its own add puts the ID back. Its creation time is
+// the API server's clock: a replica whose clock is behind waits longer,
+// only for such a stuck entry.
+const finalizerGrace = 30 * time.Second
+
+// othersHolding reports whether other entries of self's list hold self's
+// ID: same are the entries of self's list whose ID may be self's in some
+// spelling (see idIndexForm), admitted tells whether the list lets an
+// entry's namespace use it, and spell spells an ID as the list keeps it
+// (nil: as written), so that "10.0.0.1" and "10.0.0.1/32" are one address
+// of an IP set. self is skipped by UID. An entry that the list does not
+// admit, or that is being deleted, holds nothing.
+func othersHolding(self *v1alpha1.ListEntry, same []v1alpha1.ListEntry, admitted func(*v1alpha1.ListEntry) bool,
+	spell func(string) string, now time.Time) holding {
+	id := spellID(self.Spec.ID, spell)
+	h := heldByNone
 	for i := range same {
 		e := &same[i]
-		if e.UID != self.UID && isLive(e) && e.Spec.ID == self.Spec.ID && admitted(e) {
-			return true
+		if e.UID == self.UID || !isLive(e) || spellID(e.Spec.ID, spell) != id || !admitted(e) {
+			continue
+		}
+		if hasFinalizer(e) {
+			return heldByOther
+		}
+		if now.Sub(e.CreationTimestamp.Time) < finalizerGrace {
+			h = heldPending
 		}
 	}
-	return false
+	return h
+}
+
+// hasFinalizer reports whether e carries listkeeper's finalizer: the
+// durable record that its ID may be on its list, and the promise that its
+// deletion takes the ID off unless another holder keeps it.
+func hasFinalizer(e *v1alpha1.ListEntry) bool {
+	return slices.Contains(e.Finalizers, v1alpha1.FinalizerName)
+}
+
+// finalized narrows admitted to the entries that carry the finalizer.
+func finalized(admitted func(*v1alpha1.ListEntry) bool) func(*v1alpha1.ListEntry) bool {
+	return func(e *v1alpha1.ListEntry) bool { return hasFinalizer(e) && admitted(e) }
+}
+
+// spellID spells id as a list keeps it (spell; nil keeps it as it is).
+func spellID(id string, spell func(string) string) string {
+	if spell == nil {
+		return id
+	}
+	return spell(id)
 }
 
 // liveIDs returns the sorted, de-duplicated IDs of the live entries, of a
@@ -68,10 +131,7 @@ func liveIDs(entries []v1alpha1.ListEntry, admitted func(*v1alpha1.ListEntry) bo
 		if !isLive(e) || !admitted(e) {
 			continue
 		}
-		id := e.Spec.ID
-		if spell != nil {
-			id = spell(id)
-		}
+		id := spellID(e.Spec.ID, spell)
 		if _, ok := seen[id]; !ok {
 			seen[id] = struct{}{}
 			ids = append(ids, id)
@@ -82,9 +142,16 @@ func liveIDs(entries []v1alpha1.ListEntry, admitted func(*v1alpha1.ListEntry) bo
 }
 
 // driftChange returns the change that corrects drift between the IDs on the
-// list and the live entries' IDs (live): the missing ones are added; in
-// Exclusive mode the foreign IDs on the list, those no live entry holds,
-// are removed by name. ok is false when there is no drift.
+// list and the live entries' IDs: the missing IDs of promised are added;
+// in Exclusive mode the foreign IDs on the list, those no entry of live
+// holds, are removed by name. ok is false when there is no drift.
+//
+// promised are the IDs of the live entries that carry the finalizer, live
+// those of every live entry. Only an entry with the finalizer has promised
+// to take its ID off when it goes: an ID added for one without it would
+// stay if that entry were deleted before its finalizer landed, and such an
+// entry adds its ID itself once the finalizer is on. Its ID is not foreign
+// either: its add may already be on its way.
 //
 // The removal names exactly the foreign IDs of onList, never "every ID but
 // live": the client applies a change again to a fresh read after a 412, and
@@ -93,8 +160,8 @@ func liveIDs(entries []v1alpha1.ListEntry, admitted func(*v1alpha1.ListEntry) bo
 // that cannot be named in a change (see carriable: a foreign writer may have
 // put an empty ID, or one longer than etagclient.MaxIDLength, on the list)
 // stays on the list.
-func driftChange(mode v1alpha1.ListMode, onList, live []string) (etagclient.Change, bool) {
-	ch := etagclient.Change{Add: missing(live, onList)}
+func driftChange(mode v1alpha1.ListMode, onList, promised, live []string) (etagclient.Change, bool) {
+	ch := etagclient.Change{Add: missing(promised, onList)}
 	if mode == v1alpha1.ListModeExclusive {
 		for _, id := range foreignIDs(onList, live) {
 			if carriable(id) {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -31,34 +32,73 @@ func entry(uid, list, id string, deleting bool) v1alpha1.ListEntry {
 	return e
 }
 
-func TestHeldByOthers(t *testing.T) {
+func TestOthersHolding(t *testing.T) {
+	now := time.Now()
 	self := entry("self", "allow", "a", true)
-	// Entries of the same list with the same ID: the caller selects them
-	// (the cache's list-and-ID index); the namespace "blocked" is not
+	// Entries of the same list whose ID may be self's: the caller selects
+	// them (the cache's list-and-ID index); the namespace "blocked" is not
 	// admitted by the list (a ClusterExternalList's selector).
 	admitted := func(e *v1alpha1.ListEntry) bool { return e.Namespace != "blocked" }
-	blocked := entry("b", "allow", "a", false)
+	// holder is a live entry with the finalizer; fresh one without it,
+	// created a moment ago; stuck one without it, created before the grace.
+	holder := func(uid, id string) v1alpha1.ListEntry {
+		e := entry(uid, "allow", id, false)
+		e.Finalizers = []string{v1alpha1.FinalizerName}
+		e.CreationTimestamp = metav1.NewTime(now.Add(-time.Hour))
+		return e
+	}
+	fresh := func(uid, id string) v1alpha1.ListEntry {
+		e := entry(uid, "allow", id, false)
+		e.CreationTimestamp = metav1.NewTime(now.Add(-time.Second))
+		return e
+	}
+	stuck := func(uid, id string) v1alpha1.ListEntry {
+		e := fresh(uid, id)
+		e.CreationTimestamp = metav1.NewTime(now.Add(-finalizerGrace - time.Second))
+		return e
+	}
+	blocked := holder("b", "a")
 	blocked.Namespace = "blocked"
 	tests := []struct {
 		name    string
 		entries []v1alpha1.ListEntry
-		want    bool
+		spell   func(string) string
+		self    string // self's ID, when not "a"
+		want    holding
 	}{
-		{name: "no entries", want: false},
-		{name: "only self", entries: []v1alpha1.ListEntry{self}, want: false},
-		{name: "self live copy is still self (same UID)", entries: []v1alpha1.ListEntry{entry("self", "allow", "a", false)}, want: false},
-		{name: "live other with same ID", entries: []v1alpha1.ListEntry{self, entry("o", "allow", "a", false)}, want: true},
-		{name: "deleting other does not hold", entries: []v1alpha1.ListEntry{entry("o", "allow", "a", true)}, want: false},
-		{name: "an entry the list does not admit does not hold", entries: []v1alpha1.ListEntry{blocked}, want: false},
-		{name: "ID match is exact", entries: []v1alpha1.ListEntry{entry("o", "allow", "A", false), entry("p", "allow", "a ", false)}, want: false},
+		{name: "no entries", want: heldByNone},
+		{name: "only self", entries: []v1alpha1.ListEntry{self}, want: heldByNone},
+		{name: "self live copy is still self (same UID)", entries: []v1alpha1.ListEntry{holder("self", "a")}, want: heldByNone},
+		{name: "live other with the finalizer holds", entries: []v1alpha1.ListEntry{self, holder("o", "a")}, want: heldByOther},
+		{name: "deleting other does not hold", entries: []v1alpha1.ListEntry{entry("o", "allow", "a", true)}, want: heldByNone},
+		{name: "an entry the list does not admit does not hold", entries: []v1alpha1.ListEntry{blocked}, want: heldByNone},
+		{name: "ID match is exact", entries: []v1alpha1.ListEntry{holder("o", "A"), holder("p", "a ")}, want: heldByNone},
 		{name: "one holder among many", entries: []v1alpha1.ListEntry{
-			blocked, entry("p", "allow", "a", true), entry("q", "allow", "a", false),
-		}, want: true},
+			blocked, entry("p", "allow", "a", true), holder("q", "a"),
+		}, want: heldByOther},
+		{name: "a new entry without the finalizer is waited for", entries: []v1alpha1.ListEntry{self, fresh("o", "a")}, want: heldPending},
+		{name: "a holder with the finalizer decides over a new one without", entries: []v1alpha1.ListEntry{fresh("o", "a"), holder("p", "a")}, want: heldByOther},
+		{name: "an entry without the finalizer past the grace is not waited for", entries: []v1alpha1.ListEntry{stuck("o", "a")}, want: heldByNone},
+		{name: "a new entry the list does not admit is not waited for", entries: []v1alpha1.ListEntry{func() v1alpha1.ListEntry {
+			e := fresh("o", "a")
+			e.Namespace = "blocked"
+			return e
+		}()}, want: heldByNone},
+		{name: "another spelling of the address holds on an IP set", self: "10.0.0.1", spell: spellCIDR,
+			entries: []v1alpha1.ListEntry{holder("o", "10.0.0.1/32")}, want: heldByOther},
+		{name: "another spelling is another item on an HTTP list", self: "10.0.0.1",
+			entries: []v1alpha1.ListEntry{holder("o", "10.0.0.1/32")}, want: heldByNone},
+		{name: "another block does not hold on an IP set", self: "10.0.0.0/24", spell: spellCIDR,
+			entries: []v1alpha1.ListEntry{holder("o", "10.0.0.0/16")}, want: heldByNone},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := heldByOthers(&self, tc.entries, admitted); got != tc.want {
-				t.Errorf("heldByOthers = %t, want %t", got, tc.want)
+			me := self
+			if tc.self != "" {
+				me = entry("self", "allow", tc.self, true)
+			}
+			if got := othersHolding(&me, tc.entries, admitted, tc.spell, now); got != tc.want {
+				t.Errorf("othersHolding = %d, want %d", got, tc.want)
 			}
 		})
 	}
@@ -106,8 +146,10 @@ func TestDriftChange(t *testing.T) {
 		mode   v1alpha1.ListMode
 		onList []string
 		live   []string
-		want   etagclient.Change
-		drift  bool
+		// promised are the IDs of entries with the finalizer; nil: live.
+		promised []string
+		want     etagclient.Change
+		drift    bool
 	}{
 		{name: "additive: in sync", mode: add, onList: []string{"a", "b"}, live: []string{"a", "b"}, drift: false},
 		{name: "additive: foreign IDs are left alone", mode: add, onList: []string{"x", "a", "y"}, live: []string{"a"}, drift: false},
@@ -129,13 +171,21 @@ func TestDriftChange(t *testing.T) {
 		{name: "exclusive: no entries and empty list", mode: excl, onList: []string{}, live: nil, drift: false},
 		{name: "exclusive: duplicates on the list are not drift by themselves", mode: excl, onList: []string{"a", "a"},
 			live: []string{"a"}, drift: false},
+		{name: "additive: an entry without the finalizer has its ID added by its own reconcile", mode: add, onList: []string{"x"},
+			live: []string{"a", "b"}, promised: []string{"b"}, want: etagclient.Change{Add: []string{"b"}}, drift: true},
+		{name: "exclusive: the ID of an entry without the finalizer is not foreign", mode: excl, onList: []string{"a", "x"},
+			live: []string{"a"}, promised: []string{}, want: etagclient.Change{Remove: []string{"x"}}, drift: true},
 		{name: "exclusive: a foreign item no change can name stays", mode: excl,
 			onList: []string{"", "x", strings.Repeat("z", etagclient.MaxIDLength+1)}, live: nil,
 			want: etagclient.Change{Remove: []string{"x"}}, drift: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, drift := driftChange(tc.mode, tc.onList, tc.live)
+			promised := tc.promised
+			if promised == nil {
+				promised = tc.live
+			}
+			got, drift := driftChange(tc.mode, tc.onList, promised, tc.live)
 			if drift != tc.drift {
 				t.Errorf("drift = %t, want %t", drift, tc.drift)
 			}
@@ -153,7 +203,7 @@ func TestDriftChange(t *testing.T) {
 			// Applying the change must leave the list in sync.
 			if drift {
 				items, _ := etagclient.Apply(tc.onList, got)
-				if _, again := driftChange(tc.mode, items, tc.live); again {
+				if _, again := driftChange(tc.mode, items, promised, tc.live); again {
 					t.Errorf("after applying %+v the list %v still drifts", got, items)
 				}
 			}
@@ -264,7 +314,7 @@ func TestCheckID(t *testing.T) {
 func TestDriftChangeLeavesLateIDs(t *testing.T) {
 	onList := []string{"mine", "f1", "theirs", "f2"}
 	live := []string{"mine", "theirs", "new-mine"}
-	ch, drift := driftChange(v1alpha1.ListModeExclusive, onList, live)
+	ch, drift := driftChange(v1alpha1.ListModeExclusive, onList, live, live)
 	if !drift {
 		t.Fatal("no drift found")
 	}

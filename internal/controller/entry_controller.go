@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -80,6 +81,11 @@ const progressGrace = time.Second
 // listLagRequeue is how soon an entry whose list the API server has but
 // the cache does not show yet is looked at again.
 const listLagRequeue = time.Second
+
+// holderWaitRequeue is how soon a deleting entry looks again while it
+// waits for a new entry with its ID to carry the finalizer or go (see
+// heldPending): that takes one reconcile of the new entry.
+const holderWaitRequeue = 250 * time.Millisecond
 
 // +kubebuilder:rbac:groups=listkeeper.dev,resources=listentries,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=listkeeper.dev,resources=listentries/status,verbs=get;update;patch
@@ -305,11 +311,11 @@ func (r *EntryReconciler) ensureAdded(ctx context.Context, s *entryScope) error 
 		s.conditions().waiting(v1alpha1.ReasonListNotFound, why)
 		return nil
 	}
-	cl, claim, err := r.client(ctx, s)
+	cl, cfg, err := r.client(ctx, s)
 	if err != nil {
 		return r.fail(s, "Add", err)
 	}
-	res, done, err := r.change(s, cl, claim, true)
+	res, done, err := r.change(s, cl, cfg.claim, true)
 	s.entry.Status.LastHandledReconcileAt = requestedAt(s.entry)
 	if !done {
 		s.inFlight(fmt.Sprintf("adding ID %q to %s", s.entry.Spec.ID, s.ref))
@@ -342,16 +348,20 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, s *entryScope) (c
 		r.Recorder.Eventf(entry, nil, corev1.EventTypeWarning, v1alpha1.ReasonRemoveSkipped, "Remove", "%s", why)
 		return requeueOnConflict(r.releaseFinalizer(ctx, entry))
 	}
-	cl, claim, err := r.client(ctx, s)
+	cl, cfg, err := r.client(ctx, s)
 	if err != nil {
 		return requeueOnConflict(errors.Join(r.fail(s, "Remove", err), r.patchStatus(ctx, s)))
 	}
-	held, err := r.heldByOthers(ctx, s)
+	held, err := r.othersHolding(ctx, s, cfg)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if !held {
-		_, done, err := r.change(s, cl, claim, false)
+	switch held {
+	case heldPending:
+		logf.FromContext(ctx).V(1).Info("waiting for a new entry with the same ID to carry the finalizer or go", "id", entry.Spec.ID)
+		return ctrl.Result{RequeueAfter: holderWaitRequeue}, nil
+	case heldByNone:
+		_, done, err := r.change(s, cl, cfg.claim, false)
 		if !done {
 			return ctrl.Result{}, nil
 		}
@@ -374,17 +384,18 @@ func (r *EntryReconciler) fenced(s *entryScope) error {
 	return nil
 }
 
-// client returns the client of the entry's list's claim, and the claim.
-func (r *EntryReconciler) client(ctx context.Context, s *entryScope) (*etagclient.Client, string, error) {
+// client returns the client of the entry's list's claim, and the list's
+// configuration.
+func (r *EntryReconciler) client(ctx context.Context, s *entryScope) (*etagclient.Client, *listConfig, error) {
 	cfg, err := r.Lists.resolve(ctx, s.list)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	cl, err := r.Lists.Client(cfg, s.ref)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
-	return cl, cfg.claim, nil
+	return cl, cfg, nil
 }
 
 // addAllowed reports whether an add for an entry of ref may still be
@@ -453,17 +464,18 @@ func (r *EntryReconciler) change(s *entryScope, cl *etagclient.Client, claim str
 	return etagclient.Result{}, false, nil
 }
 
-// heldByOthers reports whether another live entry of the same list, which
-// the list admits, holds the entry's ID. The cache decides: every entry of
-// the list falls in the same bucket, so this replica has seen each of
-// their deletions before it processes them, and the last holder to go
-// always sees that the others are gone.
-func (r *EntryReconciler) heldByOthers(ctx context.Context, s *entryScope) (bool, error) {
+// othersHolding reports whether other entries of the entry's list hold
+// its ID (see othersHolding), as the cache shows them. The cache decides:
+// every entry of the list falls in the same bucket, so this replica has
+// seen each of their deletions before it processes them, and the last
+// holder to go always sees that the others are gone. An entry without the
+// finalizer is waited for (heldPending), never trusted to take the ID off.
+func (r *EntryReconciler) othersHolding(ctx context.Context, s *entryScope, cfg *listConfig) (holding, error) {
 	var same v1alpha1.ListEntryList
 	if err := r.Client.List(ctx, &same, client.MatchingFields{listIDField: listIDKey(s.ref, s.entry.Spec.ID)}); err != nil {
-		return false, fmt.Errorf("list entries with ID %q: %w", s.entry.Spec.ID, err)
+		return heldByNone, fmt.Errorf("list entries with ID %q: %w", s.entry.Spec.ID, err)
 	}
-	return heldByOthers(s.entry, same.Items, r.admitter(ctx, s.list)), nil
+	return othersHolding(s.entry, same.Items, r.admitter(ctx, s.list), cfg.spell, time.Now()), nil
 }
 
 func (r *EntryReconciler) releaseFinalizer(ctx context.Context, entry *v1alpha1.ListEntry) error {

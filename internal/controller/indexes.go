@@ -30,8 +30,12 @@ const (
 	claimField = "listkeeper.dev/claim"
 )
 
-// listIDKey is the listIDField value of an entry of ref with ID id.
-func listIDKey(ref listRef, id string) string { return ref.key() + "\x00" + id }
+// listIDKey is the listIDField value of an entry of ref with ID id. An
+// address or CIDR block is keyed as an IP set spells it (spellCIDR), so
+// that one lookup finds "10.0.0.1" and "10.0.0.1/32" together. The index
+// only gathers candidates: whether two spellings are one item is the
+// list's to say (listConfig.spell); on an HTTP list they are two.
+func listIDKey(ref listRef, id string) string { return ref.key() + "\x00" + spellCIDR(id) }
 
 // index is one field index of the cache.
 type index struct {

@@ -86,7 +86,10 @@ type listScope struct {
 	client *etagclient.Client
 	snap   etagclient.Snapshot
 	live   []string // IDs of the live entries of this list that it admits
-	msg    string   // the Ready message when all goes well
+	// promised are the IDs of those of them that carry the finalizer (see
+	// driftChange).
+	promised []string
+	msg      string // the Ready message when all goes well
 }
 
 // +kubebuilder:rbac:groups=listkeeper.dev,resources=externallists;clusterexternallists,verbs=get;list;watch;patch
@@ -250,6 +253,7 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 	}
 	admitted := listAdmitter(ctx, r.Client, s.list)
 	s.live = liveIDs(entries, admitted, s.cfg.spell)
+	s.promised = liveIDs(entries, finalized(admitted), s.cfg.spell)
 	live := 0
 	for i := range entries {
 		if isLive(&entries[i]) && admitted(&entries[i]) {
@@ -358,7 +362,7 @@ func (r *ListReconciler) resyncDue(s *listScope) bool {
 // driftChange). An ID another writer adds while the write is retried is
 // left alone; it is foreign at the next resync, and reported then.
 func (r *ListReconciler) correctDrift(ctx context.Context, s *listScope) error {
-	ch, drift := driftChange(s.list.ListSpec().EffectiveMode(), s.snap.Items, s.live)
+	ch, drift := driftChange(s.list.ListSpec().EffectiveMode(), s.snap.Items, s.promised, s.live)
 	if drift {
 		if err := r.announceRemoval(ctx, s, ch); err != nil {
 			return err
@@ -410,16 +414,18 @@ func (r *ListReconciler) announceRemoval(ctx context.Context, s *listScope, ch e
 
 // recheck undoes the part of a drift correction ch that the list's live
 // entries no longer justify, reading them from the API server, which the
-// cache may trail: an added ID that no live entry holds any more comes
-// off, and a removed ID that one holds now (a new entry, whose add found
-// the ID on the list and changed nothing) goes back. It returns the repair
-// it wrote (zero when none was needed) and the IDs held.
+// cache may trail: an added ID that no live entry with the finalizer holds
+// any more comes off, and a removed ID that one holds now (a new entry,
+// whose add found the ID on the list and changed nothing) goes back. An
+// entry that has no finalizer in this read puts it on later, and submits
+// its add after that: it needs no repair (see driftChange). It returns the
+// repair it wrote (zero when none was needed) and the IDs held.
 func (r *ListReconciler) recheck(ctx context.Context, s *listScope, ch etagclient.Change) (etagclient.Change, []string, error) {
 	entries, err := r.entries(ctx, r.APIReader, s)
 	if err != nil {
 		return etagclient.Change{}, nil, fmt.Errorf("re-check entries: %w", err)
 	}
-	held := liveIDs(entries, listAdmitter(ctx, r.Client, s.list), s.cfg.spell)
+	held := liveIDs(entries, finalized(listAdmitter(ctx, r.Client, s.list)), s.cfg.spell)
 	repair := etagclient.Change{Add: intersect(ch.Remove, held), Remove: missing(ch.Add, held)}
 	if repair.IsZero() {
 		return repair, held, nil

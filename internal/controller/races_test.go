@@ -53,6 +53,8 @@ func TestExclusiveResyncRecheck(t *testing.T) {
 	}
 	late := newListEntry("ns", "late", "excl", "late-id")
 	late.UID = "late-uid"
+	// Its add landed, so its finalizer is on.
+	late.Finalizers = []string{v1alpha1.FinalizerName}
 	// The cache does not show the new entry yet; the API server does.
 	cached := indexedFake(xl.DeepCopy()).WithStatusSubresource(&v1alpha1.ExternalList{}).Build()
 	live := indexedFake(xl.DeepCopy(), late).Build()

@@ -177,16 +177,19 @@ func (r *EntryReconciler) reconcileVanished(ctx context.Context, gone *v1alpha1.
 	if _, skip := skipRemoval(gone, l); skip {
 		return forget()
 	}
-	cl, claim, err := r.client(ctx, s)
+	cl, cfg, err := r.client(ctx, s)
 	if err != nil {
 		return false, ctrl.Result{}, err
 	}
-	held, err := r.heldByOthers(ctx, s)
+	held, err := r.othersHolding(ctx, s, cfg)
 	if err != nil {
 		return false, ctrl.Result{}, err
 	}
-	if !held {
-		_, changed, err := r.change(s, cl, claim, false)
+	if held == heldPending {
+		return false, ctrl.Result{RequeueAfter: holderWaitRequeue}, nil
+	}
+	if held == heldByNone {
+		_, changed, err := r.change(s, cl, cfg.claim, false)
 		if !changed {
 			return false, ctrl.Result{}, nil // its completion queues it
 		}
