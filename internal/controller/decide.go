@@ -74,13 +74,20 @@ const finalizerGrace = 30 * time.Second
 
 // othersHolding reports whether other entries of self's list hold self's
 // ID: same are the entries of self's list whose ID may be self's in some
-// spelling (see idIndexForm), admitted tells whether the list lets an
+// spelling (see listIDKey), admitted tells whether the list lets an
 // entry's namespace use it, and spell spells an ID as the list keeps it
 // (nil: as written), so that "10.0.0.1" and "10.0.0.1/32" are one address
 // of an IP set. self is skipped by UID. An entry that the list does not
 // admit, or that is being deleted, holds nothing.
+//
+// blocked reports whether an entry's reconcile cannot submit anything
+// before it first handles an entry of its name that was removed with the
+// finalizer on (see reconcileVanished), such as self when self is that
+// one. Such an entry is not waited for: its add comes after self's
+// removal, and two removed entries whose names were taken again, waiting
+// for each other's successor, would wait for the grace.
 func othersHolding(self *v1alpha1.ListEntry, same []v1alpha1.ListEntry, admitted func(*v1alpha1.ListEntry) bool,
-	spell func(string) string, now time.Time) holding {
+	spell func(string) string, now time.Time, blocked func(*v1alpha1.ListEntry) bool) holding {
 	id := spellID(self.Spec.ID, spell)
 	h := heldByNone
 	for i := range same {
@@ -91,7 +98,7 @@ func othersHolding(self *v1alpha1.ListEntry, same []v1alpha1.ListEntry, admitted
 		if hasFinalizer(e) {
 			return heldByOther
 		}
-		if now.Sub(e.CreationTimestamp.Time) < finalizerGrace {
+		if now.Sub(e.CreationTimestamp.Time) < finalizerGrace && !blocked(e) {
 			h = heldPending
 		}
 	}

@@ -84,6 +84,10 @@ func TestOthersHolding(t *testing.T) {
 			e.Namespace = "blocked"
 			return e
 		}()}, want: heldByNone},
+		{name: "a new entry whose reconcile waits for a removed entry of its name is not waited for",
+			entries: []v1alpha1.ListEntry{fresh("after-vanished", "a")}, want: heldByNone},
+		{name: "a holder with the finalizer holds even when its name has a removed entry",
+			entries: []v1alpha1.ListEntry{holder("after-vanished", "a")}, want: heldByOther},
 		{name: "another spelling of the address holds on an IP set", self: "10.0.0.1", spell: spellCIDR,
 			entries: []v1alpha1.ListEntry{holder("o", "10.0.0.1/32")}, want: heldByOther},
 		{name: "another spelling is another item on an HTTP list", self: "10.0.0.1",
@@ -97,7 +101,10 @@ func TestOthersHolding(t *testing.T) {
 			if tc.self != "" {
 				me = entry("self", "allow", tc.self, true)
 			}
-			if got := othersHolding(&me, tc.entries, admitted, tc.spell, now); got != tc.want {
+			// The entry named "after-vanished" has a removed entry of its
+			// name to handle first.
+			blocked := func(e *v1alpha1.ListEntry) bool { return e.Name == "after-vanished" }
+			if got := othersHolding(&me, tc.entries, admitted, tc.spell, now, blocked); got != tc.want {
 				t.Errorf("othersHolding = %d, want %d", got, tc.want)
 			}
 		})

@@ -475,7 +475,11 @@ func (r *EntryReconciler) othersHolding(ctx context.Context, s *entryScope, cfg 
 	if err := r.Client.List(ctx, &same, client.MatchingFields{listIDField: listIDKey(s.ref, s.entry.Spec.ID)}); err != nil {
 		return heldByNone, fmt.Errorf("list entries with ID %q: %w", s.entry.Spec.ID, err)
 	}
-	return othersHolding(s.entry, same.Items, r.admitter(ctx, s.list), cfg.spell, time.Now()), nil
+	blocked := func(e *v1alpha1.ListEntry) bool {
+		v := r.vanished.get(client.ObjectKeyFromObject(e))
+		return v != nil && v.UID != e.UID
+	}
+	return othersHolding(s.entry, same.Items, r.admitter(ctx, s.list), cfg.spell, time.Now(), blocked), nil
 }
 
 func (r *EntryReconciler) releaseFinalizer(ctx context.Context, entry *v1alpha1.ListEntry) error {
