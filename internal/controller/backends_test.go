@@ -53,20 +53,7 @@ func TestWAFv2ThreeReplicas(t *testing.T) {
 	for i := range reps {
 		reps[i] = startManager(t, managerConfig{namespace: ns, member: true, maxConcurrent: 8})
 	}
-	create(t, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: "aws", Namespace: ns},
-		StringData: map[string]string{stores.AWSAccessKeyID: wafv2fake.TestAccessKeyID, stores.AWSSecretAccessKey: wafv2fake.TestSecretAccessKey},
-	})
-	xl := &v1alpha1.ExternalList{
-		ObjectMeta: metav1.ObjectMeta{Name: "waf", Namespace: ns},
-		Spec: v1alpha1.ExternalListSpec{
-			WAFv2: &v1alpha1.WAFv2IPSet{Region: wafv2fake.DefaultRegion, Scope: v1alpha1.WAFv2ScopeRegional, Name: "egress", ID: id, Endpoint: waf.URL()},
-			Auth:  &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{Region: wafv2fake.DefaultRegion, SecretRef: &v1alpha1.SecretReference{Name: "aws"}}},
-			// A loopback test server: plain http with credentials is opted in.
-			AllowInsecureHTTP: true,
-		},
-	}
-	create(t, xl)
+	xl := createWAFv2List(t, ns, waf, id)
 	waitCondition(t, xl, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady, waitTimeout)
 	waitSplit(t, reps)
 	waf.ResetRequests()
@@ -146,6 +133,31 @@ func TestWAFv2ThreeReplicas(t *testing.T) {
 	if got := addresses(); len(got) != stores.WAFv2MaxAddresses {
 		t.Errorf("the full set holds %d addresses, want %d", len(got), stores.WAFv2MaxAddresses)
 	}
+}
+
+// createWAFv2List creates, in ns, the Secret "aws" with the fake's
+// credentials and the ExternalList "waf" on the REGIONAL set id of waf,
+// "egress", and returns the list.
+func createWAFv2List(t *testing.T, ns string, waf *wafv2fake.Server, id string, mutate ...func(*v1alpha1.ExternalListSpec)) *v1alpha1.ExternalList {
+	t.Helper()
+	create(t, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "aws", Namespace: ns},
+		StringData: map[string]string{stores.AWSAccessKeyID: wafv2fake.TestAccessKeyID, stores.AWSSecretAccessKey: wafv2fake.TestSecretAccessKey},
+	})
+	xl := &v1alpha1.ExternalList{
+		ObjectMeta: metav1.ObjectMeta{Name: "waf", Namespace: ns},
+		Spec: v1alpha1.ExternalListSpec{
+			WAFv2: &v1alpha1.WAFv2IPSet{Region: wafv2fake.DefaultRegion, Scope: v1alpha1.WAFv2ScopeRegional, Name: "egress", ID: id, Endpoint: waf.URL()},
+			Auth:  &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{Region: wafv2fake.DefaultRegion, SecretRef: &v1alpha1.SecretReference{Name: "aws"}}},
+			// A loopback test server: plain http with credentials is opted in.
+			AllowInsecureHTTP: true,
+		},
+	}
+	for _, m := range mutate {
+		m(&xl.Spec)
+	}
+	create(t, xl)
+	return xl
 }
 
 // TestGCPIAMThreeReplicas: three member replicas keep 300 members in the

@@ -7,14 +7,12 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
-	"github.com/listkeeper/listkeeper/internal/stores"
 	"github.com/listkeeper/listkeeper/internal/storetest/wafv2fake"
 )
 
@@ -100,20 +98,9 @@ func TestWAFv2SpellingsShareAnAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	startManager(t, managerConfig{namespace: ns})
-	create(t, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: "aws", Namespace: ns},
-		StringData: map[string]string{stores.AWSAccessKeyID: wafv2fake.TestAccessKeyID, stores.AWSSecretAccessKey: wafv2fake.TestSecretAccessKey},
+	xl := createWAFv2List(t, ns, waf, id, func(s *v1alpha1.ExternalListSpec) {
+		s.ResyncInterval = &metav1.Duration{Duration: time.Hour}
 	})
-	xl := &v1alpha1.ExternalList{
-		ObjectMeta: metav1.ObjectMeta{Name: "waf", Namespace: ns},
-		Spec: v1alpha1.ExternalListSpec{
-			WAFv2:             &v1alpha1.WAFv2IPSet{Region: wafv2fake.DefaultRegion, Scope: v1alpha1.WAFv2ScopeRegional, Name: "egress", ID: id, Endpoint: waf.URL()},
-			Auth:              &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{Region: wafv2fake.DefaultRegion, SecretRef: &v1alpha1.SecretReference{Name: "aws"}}},
-			AllowInsecureHTTP: true,
-			ResyncInterval:    &metav1.Duration{Duration: time.Hour},
-		},
-	}
-	create(t, xl)
 	waitCondition(t, xl, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady, waitTimeout)
 	addresses := func() []string {
 		set, ok := waf.IPSet("REGIONAL", id)
