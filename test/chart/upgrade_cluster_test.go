@@ -136,6 +136,9 @@ func helmConfig(t *testing.T, ns string) *action.Configuration {
 
 // deleteListkeeperCRDs deletes the listkeeper CRDs other tests created and
 // waits until they are gone, so that the previous chart creates its own.
+// An empty CRD goes in well under a second here, but once, in a make test
+// that ran the race-detector packages beside it, one was still there after
+// 60 s: the wait is generous, and a CRD that stays is shown as it is.
 func deleteListkeeperCRDs(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
@@ -145,14 +148,22 @@ func deleteListkeeperCRDs(t *testing.T) {
 		if err := crdClient(t).Delete(ctx, crd); err != nil && !apierrors.IsNotFound(err) {
 			t.Fatal(err)
 		}
-		if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
-			err := crdClient(t).Get(ctx, client.ObjectKey{Name: n}, &apiextensionsv1.CustomResourceDefinition{})
+		start := time.Now()
+		last := &apiextensionsv1.CustomResourceDefinition{}
+		if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, crdGoneTimeout, true, func(ctx context.Context) (bool, error) {
+			err := crdClient(t).Get(ctx, client.ObjectKey{Name: n}, last)
 			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 		}); err != nil {
-			t.Fatalf("CRD %s not gone: %v", n, err)
+			t.Fatalf("CRD %s not gone after %v: %v; finalizers %v, conditions %+v", n, crdGoneTimeout, err, last.Finalizers, last.Status.Conditions)
+		}
+		if took := time.Since(start); took > 10*time.Second {
+			t.Logf("note: CRD %s took %v to go", n, took.Round(time.Millisecond))
 		}
 	}
 }
+
+// crdGoneTimeout is how long deleteListkeeperCRDs waits for a CRD to go.
+const crdGoneTimeout = 3 * time.Minute
 
 // crdClient is a client that knows CustomResourceDefinitions.
 func crdClient(t *testing.T) client.Client {
