@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -236,21 +235,6 @@ func retryAfterValue(d time.Duration) string {
 		secs = 0
 	}
 	return strconv.FormatInt(secs, 10)
-}
-
-// dropConnection ends the exchange without an answer. On HTTP/1.x it
-// hijacks the connection and closes it with SO_LINGER 0, so the client sees
-// a TCP reset; where hijacking is impossible (HTTP/2) it aborts the handler,
-// which resets the stream.
-func dropConnection(w http.ResponseWriter) {
-	conn, _, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		panic(http.ErrAbortHandler)
-	}
-	if tc, ok := conn.(*net.TCPConn); ok {
-		_ = tc.SetLinger(0)
-	}
-	_ = conn.Close()
 }
 
 // sleepCtx waits for d or until ctx is done; it reports whether d elapsed.

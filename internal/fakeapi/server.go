@@ -28,6 +28,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/listkeeper/listkeeper/internal/storetest/loopback"
 )
 
 // AdminPrefix starts the paths of the Server's own routes (stats, history,
@@ -176,7 +178,7 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request) {
 	}
 	if drop {
 		s.record(r, 0)
-		dropConnection(w)
+		loopback.HangUp(w)
 		return
 	}
 	s.reply(w, r, resp)

@@ -20,5 +20,6 @@ limitations under the License.
 // wafv2fake, iamfake) hold a Server for their Start, StartTLS, URL, Client,
 // Certificate and Close, so that the rules every fake must keep (bind the
 // loopback address only, start once, close safely more than once) are
-// written once.
+// written once. The fake list server (internal/fakeapi) drops its
+// connections with HangUp too.
 package loopback
