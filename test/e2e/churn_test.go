@@ -27,6 +27,9 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/membership"
 	"github.com/listkeeper/listkeeper/test/e2e/harness"
 )
@@ -56,6 +59,11 @@ const (
 	churnLength    = 22 * time.Second
 	// churnTimeout bounds the test; churnConverge the wait for rest after
 	// the churn.
+	// churnResync is the lists' resyncInterval, the shortest the API
+	// allows: a resync during the churn corrects drift from a cache that
+	// shows holders without their finalizer yet, and re-checks its write
+	// against the API server.
+	churnResync   = 10 * time.Second
 	churnTimeout  = 3 * time.Minute
 	churnConverge = 60 * time.Second
 	// recreateFor bounds how long a re-creation under the same name waits
@@ -79,7 +87,8 @@ const (
 // again within 50 ms, before the operator put its finalizer on, then
 // created again under its name at once. From the scale-down on, the odd
 // IDs only lose holders, and at the end the rest of their holders are
-// deleted at once. When the operator is at rest each list must hold
+// deleted at once. Every list resyncs every 10 s, so drift corrections
+// decide from the cache beside the churn. When the operator is at rest each list must hold
 // exactly the bystanders and every ID that has a live holder, no entry may
 // be Terminating or unsynced, and no version of any list may have held an
 // ID without a holder or lacked a Synced holder's ID.
@@ -91,11 +100,11 @@ func TestChurnWhileScaling(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), churnTimeout)
 	defer cancel()
 	e := newEnv(ctx, t, envOptions{namespace: "churn", replicas: churnReplicas, bystanders: churnBystanders,
-		latency: time.Millisecond, documents: churnDocs})
+		latency: time.Millisecond, documents: churnDocs, resync: churnResync})
 	seed := uint64(time.Now().UnixNano())
 	led := e.startLedger(ctx)
-	t.Logf("setup: %d replicas, %d lists with %d bystanders, in %v; %d IDs per list with up to %d holders each, %d workers, seed %d",
-		churnReplicas, churnDocs, churnBystanders, time.Since(began).Round(time.Millisecond), churnIDs, churnHolders, churnWorkers, seed)
+	t.Logf("setup: %d replicas, %d lists with %d bystanders resynced every %v, in %v; %d IDs per list with up to %d holders each, %d workers, seed %d",
+		churnReplicas, churnDocs, churnBystanders, churnResync, time.Since(began).Round(time.Millisecond), churnIDs, churnHolders, churnWorkers, seed)
 	c0, err := harness.ReadCounters(ctx, e.lists, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +155,7 @@ func TestChurnWhileScaling(t *testing.T) {
 	if n := ch.flashInside.Load(); n < churnMinInWindow {
 		t.Errorf("only %d flash holders were deleted before the operator put its finalizer on (want at least %d): the finalizer window went untested", n, churnMinInWindow)
 	}
+	e.checkResynced(ctx, start.Add(churnResync))
 	e.checkMembers(ctx, e.managers[3:])
 	e.checkLedger(ctx, led)
 
@@ -161,6 +171,28 @@ func TestChurnWhileScaling(t *testing.T) {
 	e.checkBystandersKept(ctx)
 	e.checkNoPanics()
 	t.Logf("total %v", time.Since(began).Round(time.Millisecond))
+}
+
+// checkResynced checks that every list of the env last resynced (its
+// status.lastSyncTime) at or after since: its drift corrections ran
+// beside the churn.
+func (e *env) checkResynced(ctx context.Context, since time.Time) {
+	e.t.Helper()
+	var latest []string
+	for _, d := range e.docs {
+		var xl v1alpha1.ExternalList
+		if err := suite.cluster.Client.Get(ctx, client.ObjectKey{Namespace: d.list.Namespace, Name: d.list.Name}, &xl); err != nil {
+			e.t.Errorf("read ExternalList %s: %v", d.list.Name, err)
+			continue
+		}
+		last := xl.Status.LastSyncTime
+		if last == nil || last.Time.Before(since.Truncate(time.Second)) {
+			e.t.Errorf("ExternalList %s last resynced at %v, before %v: its resyncInterval did not run during the churn", d.list.Name, last, since.Format(timeFmt))
+			continue
+		}
+		latest = append(latest, last.Format("15:04:05"))
+	}
+	e.t.Logf("resyncs: each list resynced during the churn, last at %s", strings.Join(latest, ", "))
 }
 
 // sleepOrDie waits until at, failing the test when a child dies early or

@@ -63,6 +63,9 @@ type envOptions struct {
 	// seedOnly are paths of more documents, seeded with the bystanders,
 	// for lists that the test creates itself.
 	seedOnly []string
+	// resync is the spec.resyncInterval of the env's lists; 0 leaves the
+	// default.
+	resync time.Duration
 }
 
 // env is one test's operator: its namespace, list server, ExternalList and
@@ -159,7 +162,7 @@ func newEnv(ctx context.Context, t *testing.T, o envOptions) *env {
 	}
 	e.labels = map[string]string{"listkeeper.dev/e2e": strings.ReplaceAll(t.Name(), "/", "_")}
 	for _, p := range lists {
-		l := harness.ListObject{Namespace: o.namespace, Name: docName(len(e.docs)), Server: e.lists, Path: p.Path}
+		l := harness.ListObject{Namespace: o.namespace, Name: docName(len(e.docs)), Server: e.lists, Path: p.Path, ResyncInterval: o.resync}
 		if err := l.Create(ctx, c); err != nil {
 			t.Fatal(err)
 		}

@@ -41,6 +41,8 @@ type ListObject struct {
 	// ItemsPointer is spec.itemsPointer; default "/items", what Document
 	// reads.
 	ItemsPointer string
+	// ResyncInterval is spec.resyncInterval; 0 leaves the default.
+	ResyncInterval time.Duration
 }
 
 // EnsureNamespace creates the namespace unless it exists.
@@ -58,6 +60,9 @@ func (o ListObject) Create(ctx context.Context, c client.Client) error {
 	xl := &v1alpha1.ExternalList{
 		ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: o.Name},
 		Spec:       v1alpha1.ExternalListSpec{URL: o.Server.URL(o.Path), ItemsPointer: orDefault(o.ItemsPointer, "/items")},
+	}
+	if o.ResyncInterval > 0 {
+		xl.Spec.ResyncInterval = &metav1.Duration{Duration: o.ResyncInterval}
 	}
 	if token := o.Server.Token(); token != "" {
 		secret := &corev1.Secret{
