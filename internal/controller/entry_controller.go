@@ -54,6 +54,10 @@ type EntryReconciler struct {
 	// ReconcileTimeout is the deadline of one reconcile (see
 	// Options.ReconcileTimeout); 0: none.
 	ReconcileTimeout time.Duration
+	// FinalizerAtBirth reports whether the API server adds the cleanup
+	// finalizer to every ListEntry on CREATE (the MutatingAdmissionPolicy
+	// shipped with the install is active). nil: it does not.
+	FinalizerAtBirth func() bool
 
 	flights  flights
 	vanished vanishedEntries

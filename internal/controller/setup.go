@@ -109,6 +109,10 @@ type Options struct {
 	// write it sent may still land (a request a slow server or proxy held):
 	// a Delete cleanup waits it out. Default: DefaultLateWriteBound.
 	LateWriteBound time.Duration
+	// FinalizerAtBirth reports whether the API server adds the cleanup
+	// finalizer to every ListEntry on CREATE (see
+	// EntryReconciler.FinalizerAtBirth). Default: nil, it does not.
+	FinalizerAtBirth func() bool
 }
 
 // SecretAccess is what the operator may do with Secrets (see
@@ -224,7 +228,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if err := (&EntryReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Lists: lists, Recorder: recorder, Owner: o.Owner,
 		MaxConcurrentReconciles: o.MaxConcurrentEntryReconciles, NewRateLimiter: o.NewRateLimiter, NamespacedOnly: o.NamespacedOnly,
-		ReconcileTimeout: o.ReconcileTimeout,
+		ReconcileTimeout: o.ReconcileTimeout, FinalizerAtBirth: o.FinalizerAtBirth,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the ListEntry controller: %w", err)
 	}
