@@ -274,6 +274,42 @@ type ExternalListStatus struct {
 	// DocumentInUse.
 	// +optional
 	DocumentID string `json:"documentID,omitempty"`
+
+	// vanishedEntries are entries of this list that the API server removed
+	// while they still carried the cleanup finalizer: on a cluster that
+	// does not put the finalizer on at creation, a deletion can race the
+	// operator's patch that puts it on. Whichever replica writes the
+	// document takes each one's ID off (unless another entry holds it)
+	// and then drops the record; the record lives here, not in a
+	// replica's memory, so a restart or a handover does not lose it.
+	// +optional
+	// +listType=map
+	// +listMapKey=uid
+	// +kubebuilder:validation:MaxItems=256
+	VanishedEntries []VanishedEntry `json:"vanishedEntries,omitempty"`
+}
+
+// VanishedEntry is the last state of a ListEntry that the API server
+// removed with its finalizer on: what its finalizer stood for.
+type VanishedEntry struct {
+	// namespace and name of the entry.
+	// +required
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace"`
+	// +required
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// uid of the entry.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	UID string `json:"uid"`
+	// id is the entry's spec.id.
+	// +required
+	// +kubebuilder:validation:MaxLength=253
+	ID string `json:"id"`
+	// addedTo is the entry's status.addedTo, when it recorded one.
+	// +optional
+	AddedTo *ListPlacement `json:"addedTo,omitempty"`
 }
 
 // ExternalList is a list of IDs that lives outside Kubernetes (a JSON

@@ -100,6 +100,33 @@ type ListEntryStatus struct {
 	// last acted on.
 	// +optional
 	LastHandledReconcileAt string `json:"lastHandledReconcileAt,omitempty"`
+
+	// addedTo records where the operator put the entry's ID: the document
+	// and the items pointer (or role) of the claim it was added under. It
+	// is what the entry takes its ID off when it is deleted, or when its
+	// list no longer admits it (another list took the claim, or a
+	// ClusterExternalList no longer selects its namespace), whichever list
+	// holds that claim by then. Empty while the ID was never added, and
+	// again once it was taken off.
+	// +optional
+	AddedTo *ListPlacement `json:"addedTo,omitempty"`
+}
+
+// ListPlacement names the claim (a document and an items pointer or role)
+// an entry's ID was added under, by hashes only: where a list lives is
+// never shown on an entry.
+type ListPlacement struct {
+	// documentID is the document's identity, as the status.documentID of
+	// the lists that name it shows it.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	DocumentID string `json:"documentID"`
+
+	// claim identifies the document together with the items pointer (or
+	// role): what exactly one list at a time writes.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	Claim string `json:"claim"`
 }
 
 // ListEntry keeps one ID on one ExternalList for as long as it exists. When

@@ -42,69 +42,6 @@ func admits(l v1alpha1.List, namespace string, nsLabels map[string]string) (why 
 	return "", true
 }
 
-// holding is what the other entries of a list that name a deleting
-// entry's ID mean for that ID (see othersHolding).
-type holding int
-
-const (
-	// heldByNone: no other entry holds the ID; the deleting one takes it
-	// off.
-	heldByNone holding = iota
-	// heldByOther: another live entry holds the ID and carries the
-	// finalizer, so it takes the ID off when it goes; the deleting one
-	// leaves the ID.
-	heldByOther
-	// heldPending: another live entry names the ID but has no finalizer
-	// yet. It holds nothing: it may be deleted before the finalizer lands,
-	// and then no reconcile of it ever takes the ID off. Nor may the
-	// deleting entry take the ID off under it: its finalizer patch may
-	// have landed, and its add been found done, before the cache shows
-	// the finalizer. The deleting entry waits until it carries the
-	// finalizer or is gone.
-	heldPending
-)
-
-// finalizerGrace is how long a live entry without the finalizer is waited
-// for (see heldPending), from its creation. An entry still without one
-// after that is not about to get it (its reconcile fails before the
-// patch); when it does, its own add puts the ID back. Its creation time is
-// the API server's clock: a replica whose clock is behind waits longer,
-// only for such a stuck entry.
-const finalizerGrace = 30 * time.Second
-
-// othersHolding reports whether other entries of self's list hold self's
-// ID: same are the entries of self's list whose ID may be self's in some
-// spelling (see listIDKey), admitted tells whether the list lets an
-// entry's namespace use it, and spell spells an ID as the list keeps it
-// (nil: as written), so that "10.0.0.1" and "10.0.0.1/32" are one address
-// of an IP set. self is skipped by UID. An entry that the list does not
-// admit, or that is being deleted, holds nothing.
-//
-// blocked reports whether an entry's reconcile cannot submit anything
-// before it first handles an entry of its name that was removed with the
-// finalizer on (see reconcileVanished), such as self when self is that
-// one. Such an entry is not waited for: its add comes after self's
-// removal, and two removed entries whose names were taken again, waiting
-// for each other's successor, would wait for the grace.
-func othersHolding(self *v1alpha1.ListEntry, same []v1alpha1.ListEntry, admitted func(*v1alpha1.ListEntry) bool,
-	spell func(string) string, now time.Time, blocked func(*v1alpha1.ListEntry) bool) holding {
-	id := spellID(self.Spec.ID, spell)
-	h := heldByNone
-	for i := range same {
-		e := &same[i]
-		if e.UID == self.UID || !isLive(e) || spellID(e.Spec.ID, spell) != id || !admitted(e) {
-			continue
-		}
-		if hasFinalizer(e) {
-			return heldByOther
-		}
-		if now.Sub(e.CreationTimestamp.Time) < finalizerGrace && !blocked(e) {
-			h = heldPending
-		}
-	}
-	return h
-}
-
 // hasFinalizer reports whether e carries listkeeper's finalizer: the
 // durable record that its ID may be on its list, and the promise that its
 // deletion takes the ID off unless another holder keeps it.

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -30,85 +29,6 @@ func entry(uid, list, id string, deleting bool) v1alpha1.ListEntry {
 		e.Finalizers = []string{v1alpha1.FinalizerName}
 	}
 	return e
-}
-
-func TestOthersHolding(t *testing.T) {
-	now := time.Now()
-	self := entry("self", "allow", "a", true)
-	// Entries of the same list whose ID may be self's: the caller selects
-	// them (the cache's list-and-ID index); the namespace "blocked" is not
-	// admitted by the list (a ClusterExternalList's selector).
-	admitted := func(e *v1alpha1.ListEntry) bool { return e.Namespace != "blocked" }
-	// holder is a live entry with the finalizer; fresh one without it,
-	// created a moment ago; stuck one without it, created before the grace.
-	holder := func(uid, id string) v1alpha1.ListEntry {
-		e := entry(uid, "allow", id, false)
-		e.Finalizers = []string{v1alpha1.FinalizerName}
-		e.CreationTimestamp = metav1.NewTime(now.Add(-time.Hour))
-		return e
-	}
-	fresh := func(uid, id string) v1alpha1.ListEntry {
-		e := entry(uid, "allow", id, false)
-		e.CreationTimestamp = metav1.NewTime(now.Add(-time.Second))
-		return e
-	}
-	stuck := func(uid, id string) v1alpha1.ListEntry {
-		e := fresh(uid, id)
-		e.CreationTimestamp = metav1.NewTime(now.Add(-finalizerGrace - time.Second))
-		return e
-	}
-	blocked := holder("b", "a")
-	blocked.Namespace = "blocked"
-	tests := []struct {
-		name    string
-		entries []v1alpha1.ListEntry
-		spell   func(string) string
-		self    string // self's ID, when not "a"
-		want    holding
-	}{
-		{name: "no entries", want: heldByNone},
-		{name: "only self", entries: []v1alpha1.ListEntry{self}, want: heldByNone},
-		{name: "self live copy is still self (same UID)", entries: []v1alpha1.ListEntry{holder("self", "a")}, want: heldByNone},
-		{name: "live other with the finalizer holds", entries: []v1alpha1.ListEntry{self, holder("o", "a")}, want: heldByOther},
-		{name: "deleting other does not hold", entries: []v1alpha1.ListEntry{entry("o", "allow", "a", true)}, want: heldByNone},
-		{name: "an entry the list does not admit does not hold", entries: []v1alpha1.ListEntry{blocked}, want: heldByNone},
-		{name: "ID match is exact", entries: []v1alpha1.ListEntry{holder("o", "A"), holder("p", "a ")}, want: heldByNone},
-		{name: "one holder among many", entries: []v1alpha1.ListEntry{
-			blocked, entry("p", "allow", "a", true), holder("q", "a"),
-		}, want: heldByOther},
-		{name: "a new entry without the finalizer is waited for", entries: []v1alpha1.ListEntry{self, fresh("o", "a")}, want: heldPending},
-		{name: "a holder with the finalizer decides over a new one without", entries: []v1alpha1.ListEntry{fresh("o", "a"), holder("p", "a")}, want: heldByOther},
-		{name: "an entry without the finalizer past the grace is not waited for", entries: []v1alpha1.ListEntry{stuck("o", "a")}, want: heldByNone},
-		{name: "a new entry the list does not admit is not waited for", entries: []v1alpha1.ListEntry{func() v1alpha1.ListEntry {
-			e := fresh("o", "a")
-			e.Namespace = "blocked"
-			return e
-		}()}, want: heldByNone},
-		{name: "a new entry whose reconcile waits for a removed entry of its name is not waited for",
-			entries: []v1alpha1.ListEntry{fresh("after-vanished", "a")}, want: heldByNone},
-		{name: "a holder with the finalizer holds even when its name has a removed entry",
-			entries: []v1alpha1.ListEntry{holder("after-vanished", "a")}, want: heldByOther},
-		{name: "another spelling of the address holds on an IP set", self: "10.0.0.1", spell: spellCIDR,
-			entries: []v1alpha1.ListEntry{holder("o", "10.0.0.1/32")}, want: heldByOther},
-		{name: "another spelling is another item on an HTTP list", self: "10.0.0.1",
-			entries: []v1alpha1.ListEntry{holder("o", "10.0.0.1/32")}, want: heldByNone},
-		{name: "another block does not hold on an IP set", self: "10.0.0.0/24", spell: spellCIDR,
-			entries: []v1alpha1.ListEntry{holder("o", "10.0.0.0/16")}, want: heldByNone},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			me := self
-			if tc.self != "" {
-				me = entry("self", "allow", tc.self, true)
-			}
-			// The entry named "after-vanished" has a removed entry of its
-			// name to handle first.
-			blocked := func(e *v1alpha1.ListEntry) bool { return e.Name == "after-vanished" }
-			if got := othersHolding(&me, tc.entries, admitted, tc.spell, now, blocked); got != tc.want {
-				t.Errorf("othersHolding = %d, want %d", got, tc.want)
-			}
-		})
-	}
 }
 
 func TestLiveIDs(t *testing.T) {

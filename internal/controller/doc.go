@@ -12,14 +12,17 @@
 // change is committed the entry is queued again and the outcome is recorded.
 // That lets every change a replica has in flight combine into a few writes.
 //
-// Replicas share the work through internal/membership: each ListEntry
-// falls in a bucket hashed from its document (URL and items pointer) and
-// ID, each ExternalList in one hashed from its namespace and name, and only
-// the replica that holds a bucket acts on its objects (Owner). All holders
-// of one ID in one document are thus decided in one process, in order, and
-// the entry's finalizer is the durable record that its ID may be on the
-// list: it goes only after the owner has removed the ID or seen another
-// live holder. Changes are fenced, so a replica that lost a bucket never
-// writes for it again after a lost write. Setup wires everything, for
-// cmd/manager and the tests alike.
+// Replicas share the work through internal/membership: every ListEntry
+// and list falls in the bucket of its document, and only the replica that
+// holds a bucket acts on its objects (Owner), so one replica writes each
+// document, in order. The durable records of which ID is where live in the
+// API server: the entry's finalizer (put on at creation by the
+// MutatingAdmissionPolicy where it is installed), the claim its ID was
+// added under (status.addedTo, see placement.go) and the entries removed
+// with their finalizer on (a list's status.vanishedEntries). Whether
+// another entry still holds an ID is read from the API server before a
+// removal is decided and before each write that carries it. Changes are
+// fenced, so a replica that lost a bucket never writes for it again after
+// a lost write. Setup wires everything, for cmd/manager and the tests
+// alike.
 package controller

@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -59,9 +58,8 @@ type EntryReconciler struct {
 	// shipped with the install is active). nil: it does not.
 	FinalizerAtBirth func() bool
 
-	flights  flights
-	vanished vanishedEntries
-	queue    workQueue
+	flights flights
+	queue   workQueue
 }
 
 var _ reconcile.Reconciler = (*EntryReconciler)(nil)
@@ -86,11 +84,6 @@ const progressGrace = time.Second
 // the cache does not show yet is looked at again.
 const listLagRequeue = time.Second
 
-// holderWaitRequeue is how soon a deleting entry looks again while it
-// waits for a new entry with its ID to carry the finalizer or go (see
-// heldPending): that takes one reconcile of the new entry.
-const holderWaitRequeue = 250 * time.Millisecond
-
 // +kubebuilder:rbac:groups=listkeeper.dev,resources=listentries,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=listkeeper.dev,resources=listentries/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=listkeeper.dev,resources=listentries/finalizers,verbs=update
@@ -108,13 +101,11 @@ func (r *EntryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, err
 	}
 	gone := apierrors.IsNotFound(err)
-	if v := r.vanished.get(req.NamespacedName); v != nil && (gone || v.UID != entry.UID) {
-		// Removed by the API server with its finalizer on: first what the
-		// finalizer stood for, then (same name, new entry) the new one.
-		done, res, err := r.reconcileVanished(ctx, v)
-		if !done || err != nil || gone {
-			return res, err
-		}
+	// Entries of this name removed by the API server with their finalizer
+	// on: first what their finalizers stood for, then (same name, new
+	// entry) the new one.
+	if done, res, err := r.reconcileVanished(ctx, req.NamespacedName, entry.UID); !done || err != nil {
+		return res, err
 	}
 	if gone {
 		// Released by this replica, or deleted before it had a finalizer:
@@ -146,18 +137,57 @@ func (r *EntryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		r.documentUnknown(s)
 		return requeueOnConflict(r.patchStatus(ctx, s))
 	}
-	if reason, why, ok, err := r.admitted(ctx, s); err != nil {
+	if placementMoved(entry, l) {
+		return r.reconcileMoved(ctx, s)
+	}
+	reason, why, ok, err := r.admitted(ctx, s)
+	if err != nil {
 		return ctrl.Result{}, err
-	} else if !ok {
-		return r.notAdmitted(ctx, s, reason, why)
 	}
 	if !entry.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, s)
+		return r.reconcileDelete(ctx, s, ok, why)
+	}
+	if !ok {
+		return r.notAdmitted(ctx, s, reason, why)
 	}
 	return r.reconcileLive(ctx, s)
 }
 
-// reconcileLive puts the finalizer on the entry, then submits the add.
+// reconcileMoved takes the entry's ID off the claim it was added under,
+// which its list no longer names (its URL, items pointer or role changed),
+// through whichever list holds that claim now. Then the entry goes on with
+// its list's own claim: the status patch that clears status.addedTo moves
+// it to the bucket of that claim's document, whose owner's watch sees it
+// (placementCleared). A deleting entry never added its ID to the new
+// document (it takes the old one off first), so it lets go of its
+// finalizer at once.
+func (r *EntryReconciler) reconcileMoved(ctx context.Context, s *entryScope) (ctrl.Result, error) {
+	done, removed, err := r.takeOff(ctx, s, placementOf(s.entry))
+	if !done {
+		return ctrl.Result{}, nil
+	}
+	if err != nil {
+		return requeueOnConflict(errors.Join(r.fail(s, "Remove", err), r.patchStatus(ctx, s)))
+	}
+	if removed {
+		r.Recorder.Eventf(s.entry, nil, corev1.EventTypeNormal, v1alpha1.ReasonRemoved, "Remove",
+			"ID %q is off the document it was added to: %s names another document now", s.entry.Spec.ID, s.ref)
+	}
+	s.entry.Status.AddedTo = nil
+	if !s.entry.DeletionTimestamp.IsZero() {
+		if err := r.patchStatus(ctx, s); err != nil {
+			return requeueOnConflict(err)
+		}
+		return requeueOnConflict(r.releaseFinalizer(ctx, s.entry))
+	}
+	return requeueOnConflict(r.patchStatus(ctx, s))
+}
+
+// reconcileLive makes sure the entry carries the finalizer, then submits
+// the add. Where the API server puts the finalizer on at creation (the
+// MutatingAdmissionPolicy), every entry carries it already and this is no
+// API write; an entry made before the policy was installed, or on a
+// cluster without it, gets it with a patch.
 func (r *EntryReconciler) reconcileLive(ctx context.Context, s *entryScope) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(s.entry, v1alpha1.FinalizerName) {
 		// The finalizer is the durable record that the ID may be on the
@@ -256,17 +286,25 @@ func (r *EntryReconciler) admitted(ctx context.Context, s *entryScope) (reason, 
 	return "", "", true, nil
 }
 
-// notAdmitted handles an entry its list does not admit (see admitted): its
-// ID is never written. A deleting one lets go of its finalizer; a live one
-// reports why, as Stalled: the user must change something.
+// notAdmitted handles a live entry its list does not admit (see
+// admitted): its ID is not written, and when it was (status.addedTo) it is
+// taken off, unless another admitted holder keeps it, with a Warning event
+// that says why. The entry reports why, as Stalled: the user must change
+// something.
 func (r *EntryReconciler) notAdmitted(ctx context.Context, s *entryScope, reason, why string) (ctrl.Result, error) {
-	if !s.entry.DeletionTimestamp.IsZero() {
-		if !controllerutil.ContainsFinalizer(s.entry, v1alpha1.FinalizerName) {
+	if claim := placementOf(s.entry); claim != "" {
+		done, removed, err := r.takeOff(ctx, s, claim)
+		if !done {
 			return ctrl.Result{}, nil
 		}
-		r.Recorder.Eventf(s.entry, nil, corev1.EventTypeWarning, v1alpha1.ReasonRemoveSkipped, "Remove",
-			"%s; ID %q was left as it is", why, s.entry.Spec.ID)
-		return requeueOnConflict(r.releaseFinalizer(ctx, s.entry))
+		if err != nil {
+			return requeueOnConflict(errors.Join(r.fail(s, "Remove", err), r.patchStatus(ctx, s)))
+		}
+		s.entry.Status.AddedTo = nil
+		if removed {
+			r.Recorder.Eventf(s.entry, nil, corev1.EventTypeWarning, reason, "Remove",
+				"ID %q was taken off the list: %s", s.entry.Spec.ID, why)
+		}
 	}
 	r.refuse(s, reason, why)
 	return requeueOnConflict(r.patchStatus(ctx, s))
@@ -331,15 +369,21 @@ func (r *EntryReconciler) ensureAdded(ctx context.Context, s *entryScope) error 
 	if err != nil {
 		return r.fail(s, "Add", err)
 	}
+	placeAt(s.entry, s.list)
 	msg := fmt.Sprintf("ID %q is on %s (%d items)", s.entry.Spec.ID, s.ref, res.Items)
 	s.setSynced(metav1.ConditionTrue, v1alpha1.ReasonAdded, msg)
 	s.conditions().ready(v1alpha1.ReasonAdded, msg)
 	return nil
 }
 
-// reconcileDelete takes the ID off the list unless another live entry of
-// the list holds it, then releases the finalizer.
-func (r *EntryReconciler) reconcileDelete(ctx context.Context, s *entryScope) (ctrl.Result, error) {
+// reconcileDelete takes the entry's ID off the claim it was added under
+// (status.addedTo), through whichever list holds that claim now, unless
+// another admitted live entry of that claim holds it; then it releases the
+// finalizer. An entry that recorded no placement but that its list admits
+// may have added its ID without recording it (its status patch failed
+// after the write): it takes the ID off its list's claim, the same way. One
+// that its list does not admit never wrote (why says why not).
+func (r *EntryReconciler) reconcileDelete(ctx context.Context, s *entryScope, admitted bool, why string) (ctrl.Result, error) {
 	entry := s.entry
 	if !controllerutil.ContainsFinalizer(entry, v1alpha1.FinalizerName) {
 		return ctrl.Result{}, nil
@@ -348,35 +392,84 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, s *entryScope) (c
 	if checkID(entry.Spec.ID) != nil {
 		return requeueOnConflict(r.releaseFinalizer(ctx, entry))
 	}
-	if why, skip := skipRemoval(entry, s.list); skip {
-		r.Recorder.Eventf(entry, nil, corev1.EventTypeWarning, v1alpha1.ReasonRemoveSkipped, "Remove", "%s", why)
-		return requeueOnConflict(r.releaseFinalizer(ctx, entry))
+	claim := placementOf(entry)
+	if claim == "" {
+		if !admitted {
+			r.Recorder.Eventf(entry, nil, corev1.EventTypeWarning, v1alpha1.ReasonRemoveSkipped, "Remove",
+				"%s; ID %q was never added, and is left as it is", why, entry.Spec.ID)
+			return requeueOnConflict(r.releaseFinalizer(ctx, entry))
+		}
+		claim = ClaimID(s.list)
 	}
-	cl, cfg, err := r.client(ctx, s)
+	done, _, err := r.takeOff(ctx, s, claim)
+	if !done {
+		return ctrl.Result{}, nil
+	}
+	if errors.Is(err, etagclient.ErrFenced) {
+		return ctrl.Result{RequeueAfter: conflictRequeue}, nil
+	}
 	if err != nil {
 		return requeueOnConflict(errors.Join(r.fail(s, "Remove", err), r.patchStatus(ctx, s)))
 	}
-	held, err := r.othersHolding(ctx, s, cfg)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	switch held {
-	case heldPending:
-		logf.FromContext(ctx).V(1).Info("waiting for a new entry with the same ID to carry the finalizer or go", "id", entry.Spec.ID)
-		return ctrl.Result{RequeueAfter: holderWaitRequeue}, nil
-	case heldByNone:
-		_, done, err := r.change(s, cl, cfg.claim, false)
-		if !done {
-			return ctrl.Result{}, nil
-		}
-		if errors.Is(err, etagclient.ErrFenced) {
-			return ctrl.Result{RequeueAfter: conflictRequeue}, r.fenced(s)
-		}
-		if err != nil {
-			return requeueOnConflict(errors.Join(r.fail(s, "Remove", err), r.patchStatus(ctx, s)))
-		}
-	}
 	return requeueOnConflict(r.releaseFinalizer(ctx, entry))
+}
+
+// takeOff takes the entry's ID off the claim with the given ID (ClaimID),
+// through the list that holds that claim now, with that list's
+// credentials, unless another entry holds the ID there (heldFresh, asked
+// now and again before each write). done is false while the removal is in
+// flight: its completion queues the entry again. removed reports that
+// this entry's removal was written or found done. When no list holds the
+// claim any more, or its holder is being deleted with deletionPolicy
+// Orphan, nothing is written: the list's deletionPolicy decided, and a
+// RemoveSkipped event says so.
+func (r *EntryReconciler) takeOff(ctx context.Context, s *entryScope, claim string) (done, removed bool, err error) {
+	entry := s.entry
+	holder, err := claimHolder(ctx, r.Client, claim)
+	if err != nil {
+		return true, false, err
+	}
+	if holder == nil {
+		r.Recorder.Eventf(entry, nil, corev1.EventTypeWarning, v1alpha1.ReasonRemoveSkipped, "Remove",
+			"no list writes the document ID %q was added to any more, so it is left as it is", entry.Spec.ID)
+		return true, false, nil
+	}
+	if why, skip := skipRemoval(entry, holder); skip {
+		r.Recorder.Eventf(entry, nil, corev1.EventTypeWarning, v1alpha1.ReasonRemoveSkipped, "Remove", "%s", why)
+		return true, false, nil
+	}
+	cfg, err := r.Lists.resolve(ctx, holder)
+	if err != nil {
+		return true, false, err
+	}
+	if _, found, done, err := r.flights.take(client.ObjectKeyFromObject(entry), entry.UID, false, entry.Spec.ID, cfg.claim); found {
+		if !done {
+			return false, false, nil
+		}
+		if errors.Is(err, errHeld) {
+			return true, false, nil
+		}
+		return true, err == nil, err
+	}
+	// What the cache shows decides nothing on its own, but it says which
+	// read to make: a holder it shows is confirmed now, and a removal it
+	// finds no holder for is checked before each write that carries it.
+	if held, err := r.heldCached(ctx, holder, cfg.spell, entry.Spec.ID, entry.UID); err != nil {
+		return true, false, err
+	} else if held {
+		if held, err := r.heldFresh(ctx, holder, cfg.spell, entry.Spec.ID, entry.UID); err != nil || held {
+			return true, false, err
+		}
+	}
+	cl, err := r.Lists.Client(cfg, refOf(holder))
+	if err != nil {
+		return true, false, err
+	}
+	_, done, err = r.submit(s, cl, cfg.claim, false, r.heldCheck(holder, cfg.spell, entry.Spec.ID, entry.UID))
+	if !done {
+		return false, false, nil
+	}
+	return true, false, err
 }
 
 // fenced handles a change that failed because this replica lost the right
@@ -424,11 +517,19 @@ func (r *EntryReconciler) addAllowed(ref listRef, uid types.UID) bool {
 // replica's right to act on the document ends.
 func (r *EntryReconciler) change(s *entryScope, cl *etagclient.Client, claim string, add bool) (etagclient.Result, bool, error) {
 	entry := s.entry
-	name := client.ObjectKeyFromObject(entry)
-	res, found, done, err := r.flights.take(name, entry.UID, add, entry.Spec.ID, claim)
+	res, found, done, err := r.flights.take(client.ObjectKeyFromObject(entry), entry.UID, add, entry.Spec.ID, claim)
 	if found {
 		return res, done, err
 	}
+	return r.submit(s, cl, claim, add, nil)
+}
+
+// submit hands the add or removal of the entry's ID to the list's client
+// (see change); check, when not nil, is asked before every write that
+// would carry it (etagclient.SubmitChecked).
+func (r *EntryReconciler) submit(s *entryScope, cl *etagclient.Client, claim string, add bool, check func() error) (etagclient.Result, bool, error) {
+	entry := s.entry
+	name := client.ObjectKeyFromObject(entry)
 	release, ok := r.Owner.Acquire(s.bucket)
 	if !ok {
 		return etagclient.Result{}, false, nil
@@ -446,7 +547,7 @@ func (r *EntryReconciler) change(s *entryScope, cl *etagclient.Client, claim str
 		owns = func() bool { return r.addAllowed(ref, uid) }
 	}
 	req := reconcile.Request{NamespacedName: name}
-	pending, err := cl.SubmitFenced(ch, owns, func() {
+	pending, err := cl.SubmitChecked(ch, owns, check, func() {
 		release()
 		r.queue.add(req)
 	})
@@ -466,24 +567,6 @@ func (r *EntryReconciler) change(s *entryScope, cl *etagclient.Client, claim str
 		}
 	})
 	return etagclient.Result{}, false, nil
-}
-
-// othersHolding reports whether other entries of the entry's list hold
-// its ID (see othersHolding), as the cache shows them. The cache decides:
-// every entry of the list falls in the same bucket, so this replica has
-// seen each of their deletions before it processes them, and the last
-// holder to go always sees that the others are gone. An entry without the
-// finalizer is waited for (heldPending), never trusted to take the ID off.
-func (r *EntryReconciler) othersHolding(ctx context.Context, s *entryScope, cfg *listConfig) (holding, error) {
-	var same v1alpha1.ListEntryList
-	if err := r.Client.List(ctx, &same, client.MatchingFields{listIDField: listIDKey(s.ref, s.entry.Spec.ID)}); err != nil {
-		return heldByNone, fmt.Errorf("list entries with ID %q: %w", s.entry.Spec.ID, err)
-	}
-	blocked := func(e *v1alpha1.ListEntry) bool {
-		v := r.vanished.get(client.ObjectKeyFromObject(e))
-		return v != nil && v.UID != e.UID
-	}
-	return othersHolding(s.entry, same.Items, r.admitter(ctx, s.list), cfg.spell, time.Now(), blocked), nil
 }
 
 func (r *EntryReconciler) releaseFinalizer(ctx context.Context, entry *v1alpha1.ListEntry) error {
@@ -549,7 +632,7 @@ func (r *EntryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	r.Owner.OnGained(r.queueGained)
 	b := ctrl.NewControllerManagedBy(mgr).
-		For(&v1alpha1.ListEntry{}, builder.WithPredicates(predicate.Or(specOrDeletionChanged(), reconcileRequested()))).
+		For(&v1alpha1.ListEntry{}, builder.WithPredicates(predicate.Or(specOrDeletionChanged(), reconcileRequested(), placementCleared()))).
 		Watches(&v1alpha1.ExternalList{}, handler.EnqueueRequestsFromMapFunc(r.entriesOfList), builder.WithPredicates(listChanged()))
 	if !r.NamespacedOnly {
 		b = b.Watches(&v1alpha1.ClusterExternalList{}, handler.EnqueueRequestsFromMapFunc(r.entriesOfList), builder.WithPredicates(listChanged())).
@@ -583,11 +666,15 @@ func (r *EntryReconciler) queueGained(gained []int) {
 		}
 		return r.Owner.Bucket(entryBucketKey(e, l)), reconcile.Request{NamespacedName: client.ObjectKeyFromObject(e)}
 	})
-	// Entries that vanished with their finalizer on are not in the cache;
-	// they are few, and a reconcile of one outside the gained buckets
-	// ends at Acquire.
-	for _, name := range r.vanished.names() {
-		r.queue.add(reconcile.Request{NamespacedName: name})
+	// Entries that vanished with their finalizer on are not in the cache,
+	// but recorded on their lists; they are few, and a reconcile of one
+	// outside the gained buckets ends at Acquire.
+	for _, l := range lists {
+		if l != nil {
+			for _, req := range vanishedRequests(l) {
+				r.queue.add(req)
+			}
+		}
 	}
 }
 
@@ -600,25 +687,34 @@ func (r *EntryReconciler) entriesOfList(ctx context.Context, obj client.Object) 
 		return nil
 	}
 	ref := refOf(l)
-	// Entries are keyed as their reconciles will key them: by the list's
-	// document while the cache shows the list, and without it once it is
-	// gone (on a delete event the cache no longer has it).
-	key := listBucketKey(l)
+	// Entries are keyed as their reconciles will key them (entryBucketKey):
+	// by the list's document while the cache shows the list, and without
+	// it once it is gone (on a delete event the cache no longer has it);
+	// an entry whose ID is still on a document the list no longer names,
+	// by that document. Each replica queues those it owns; its owner's
+	// own watch queues the others.
+	cached := l
 	if _, err := getList(ctx, r.Client, ref); apierrors.IsNotFound(err) {
-		key = fallbackKey(ref)
-	}
-	if !r.Owner.Owns(r.Owner.Bucket(key)) {
-		return nil // its owner's own watch queues them
+		cached = nil
 	}
 	var list v1alpha1.ListEntryList
 	if err := r.Client.List(ctx, &list, client.MatchingFields{listField: ref.key()}); err != nil {
 		return nil
 	}
-	reqs := make([]reconcile.Request, 0, len(list.Items))
+	reqs := vanishedRequests(l)
 	for i := range list.Items {
-		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+		e := &list.Items[i]
+		if r.Owner.Owns(r.Owner.Bucket(entryBucketKey(e, cached))) {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(e)})
+		}
 	}
 	return reqs
+}
+
+// finalizerAtBirth reports whether the API server puts the finalizer on
+// every entry at creation (see FinalizerAtBirth).
+func (r *EntryReconciler) finalizerAtBirth() bool {
+	return r.FinalizerAtBirth != nil && r.FinalizerAtBirth()
 }
 
 // entriesOfNamespace maps a namespace whose labels changed to its entries

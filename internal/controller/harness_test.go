@@ -51,6 +51,9 @@ var testConflictPolicy = etagclient.ConflictPolicy{
 }
 
 // managerConfig configures one in-process replica.
+// never is a FinalizerAtBirth for the path without the policy.
+func never() bool { return false }
+
 type managerConfig struct {
 	// namespace restricts the manager's cache, like --namespace.
 	namespace string
@@ -92,6 +95,10 @@ type managerConfig struct {
 	// storePolicy is Options.StorePolicy (a test token endpoint a key may
 	// name).
 	storePolicy stores.Policy
+	// finalizerAtBirth is Options.FinalizerAtBirth; nil: what the API
+	// server does (the MutatingAdmissionPolicy is installed where it is
+	// served). A test of the path without the policy sets it to never.
+	finalizerAtBirth func() bool
 }
 
 // Lease timing of in-process members: short, so tests that stop a member
@@ -168,7 +175,8 @@ func startManager(t *testing.T, c managerConfig) *replica {
 	o := Options{MaxConcurrentReconciles: c.maxConcurrent, ClientOptions: append(opts, c.clientOptions...),
 		NewRateLimiter: c.newRateLimiter, LateWriteBound: c.lateWriteBound, NamespacedOnly: c.namespacedOnly,
 		ReconcileTimeout: c.reconcileTimeout, SecretAccess: c.secretAccess,
-		SecretRefresh: c.secretRefresh, ClusterAmbientCredentials: c.clusterAmbient, StorePolicy: c.storePolicy}
+		SecretRefresh: c.secretRefresh, ClusterAmbientCredentials: c.clusterAmbient, StorePolicy: c.storePolicy,
+		FinalizerAtBirth: c.finalizerAtBirth}
 	var member *membership.Member
 	if c.member {
 		kube, err := kubernetes.NewForConfig(cfg)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
@@ -28,6 +29,13 @@ const (
 	// claimField indexes lists of both kinds by their claim (ClaimKey), to
 	// find the lists that compete for one.
 	claimField = "listkeeper.dev/claim"
+	// claimIDField indexes lists of both kinds by ClaimID, to find the
+	// holder of the claim an entry's ID was added under.
+	claimIDField = "listkeeper.dev/claim-id"
+	// vanishedField indexes lists of both kinds by the names
+	// (namespace/name) of the entries recorded in their
+	// status.vanishedEntries.
+	vanishedField = "listkeeper.dev/vanished"
 )
 
 // listIDKey is the listIDField value of an entry of ref with ID id. An
@@ -82,6 +90,19 @@ func listIndexes(clusterNamespace string) []index {
 					return []string{key}
 				}
 				return nil
+			}},
+			index{obj: obj, field: claimIDField, extract: func(o client.Object) []string {
+				if id := ClaimID(o.(v1alpha1.List)); id != "" {
+					return []string{id}
+				}
+				return nil
+			}},
+			index{obj: obj, field: vanishedField, extract: func(o client.Object) []string {
+				var names []string
+				for _, v := range o.(v1alpha1.List).ListStatus().VanishedEntries {
+					names = append(names, types.NamespacedName{Namespace: v.Namespace, Name: v.Name}.String())
+				}
+				return names
 			}})
 	}
 	return out

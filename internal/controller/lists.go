@@ -118,6 +118,17 @@ func ClaimKey(l v1alpha1.List) string {
 	return doc + "\x00" + backendClaimPointer(l.ListSpec())
 }
 
+// ClaimID is the published identity of a list's claim (what an entry's
+// status.addedTo.claim records): a hash of ClaimKey, "" when the document
+// is not known yet.
+func ClaimID(l v1alpha1.List) string {
+	key := ClaimKey(l)
+	if key == "" {
+		return ""
+	}
+	return DocumentID(key)
+}
+
 // listBucketKey is what the bucket of a list's work, and of its entries',
 // is hashed from: its document (DocumentBucketKey), so that one replica
 // writes each document; while the document is not known, the list itself
@@ -135,10 +146,15 @@ func listBucketKey(l v1alpha1.List) string {
 func fallbackKey(ref listRef) string { return "list\x00" + ref.key() }
 
 // entryBucketKey is the bucket key of an entry whose list l is as the
-// cache shows it (nil: not there).
+// cache shows it (nil: not there). An entry whose ID is on a document its
+// list no longer names (placementMoved) belongs to that document's bucket
+// until its ID is off it: only that document's owner writes it.
 func entryBucketKey(e *v1alpha1.ListEntry, l v1alpha1.List) string {
 	if l == nil {
 		return fallbackKey(entryListRef(e))
+	}
+	if placementMoved(e, l) {
+		return DocumentBucketKey(e.Status.AddedTo.DocumentID)
 	}
 	return listBucketKey(l)
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package controller
 
 import (
+	"k8s.io/apimachinery/pkg/api/equality"
 	"maps"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -86,7 +87,8 @@ func listChanged() predicate.Predicate {
 			}
 			if oldList.GetGeneration() != newList.GetGeneration() ||
 				(oldList.GetDeletionTimestamp() == nil) != (newList.GetDeletionTimestamp() == nil) ||
-				DocumentOf(oldList) != DocumentOf(newList) {
+				DocumentOf(oldList) != DocumentOf(newList) ||
+				!equality.Semantic.DeepEqual(oldList.ListStatus().VanishedEntries, newList.ListStatus().VanishedEntries) {
 				return true
 			}
 			o := meta.FindStatusCondition(oldList.ListStatus().Conditions, v1alpha1.ConditionReady)
@@ -99,6 +101,19 @@ func listChanged() predicate.Predicate {
 			}
 		},
 	}
+}
+
+// placementCleared passes updates of a ListEntry whose status.addedTo
+// went: its ID is off the document it was added to, and the entry moves
+// to the bucket of its list's own document (see reconcileMoved), whose
+// owner must look at it. Setting addedTo, which every added entry does
+// once, passes nothing.
+func placementCleared() predicate.Predicate {
+	return onlyUpdates(func(e event.UpdateEvent) bool {
+		o, ok1 := e.ObjectOld.(*v1alpha1.ListEntry)
+		n, ok2 := e.ObjectNew.(*v1alpha1.ListEntry)
+		return ok1 && ok2 && o.Status.AddedTo != nil && n.Status.AddedTo == nil
+	})
 }
 
 // labelsChanged passes updates that change an object's labels, and no

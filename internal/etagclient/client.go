@@ -321,17 +321,31 @@ func (c *Client) Submit(ch Change, notify func()) (*Pending, error) {
 // reports false the change fails with ErrFenced instead. A write already in
 // flight is fenced by the server: it carries If-Match.
 func (c *Client) SubmitFenced(ch Change, owns func() bool, notify func()) (*Pending, error) {
+	return c.SubmitChecked(ch, owns, nil, notify)
+}
+
+// SubmitChecked is SubmitFenced for a change that may stop being wanted
+// while it waits: before every write that would carry it (after owns),
+// check is asked, and when it returns an error the change is withdrawn
+// and fails with that error; the write is computed again without it. A
+// removal that must not land once another holder of its ID appeared is
+// such a change: the question is answered when the write is built, not
+// only when the change is queued. check runs on the client's goroutine,
+// holding up the batch's write while it runs: it must be bounded (a
+// deadline of its own) and must not call back into the Client.
+func (c *Client) SubmitChecked(ch Change, owns func() bool, check func() error, notify func()) (*Pending, error) {
 	if err := ch.Validate(); err != nil {
 		return nil, err
 	}
-	return &Pending{op: c.submit(ch, false, notify, owns)}, nil
+	o := c.submit(ch, false, notify, owns, check)
+	return &Pending{op: o}, nil
 }
 
 // Read returns the list as it is now, revalidating the cached copy with
 // If-None-Match. It shares cycles with Update, so a read never races a write
 // of the same process, and it sees every change submitted before it.
 func (c *Client) Read(ctx context.Context) (Snapshot, error) {
-	o := c.submit(Change{}, true, nil, nil)
+	o := c.submit(Change{}, true, nil, nil, nil)
 	if err := c.wait(ctx, o); err != nil {
 		return Snapshot{}, err
 	}

@@ -322,17 +322,29 @@ func itemDiff(before, after []string) (added, removed []string) {
 }
 
 // dropFenced fails, with ErrFenced, the changes whose owns reports false,
-// or all of them when the Client's Fence is closed, and returns the others.
-// A fenced change is not counted as a write error: fencing is what a
-// handover of its bucket does, not a failure of the list.
+// or all of them when the Client's Fence is closed, and, with its error,
+// each change whose check says it is no longer wanted (see
+// SubmitChecked); it returns the others. Neither is counted as a write
+// error: fencing is what a handover of its bucket does, and a withdrawn
+// change is its caller's decision, not a failure of the list.
 func (c *Client) dropFenced(batch []*op) []*op {
 	closed := c.cfg.fence != nil && !fenceOpen(c.cfg.fence, c.clock.Now())
 	rest := batch[:0:0]
 	for _, o := range batch {
-		if !o.read && (closed || (o.owns != nil && !o.owns())) {
+		if o.read {
+			rest = append(rest, o)
+			continue
+		}
+		if closed || (o.owns != nil && !o.owns()) {
 			// Not a write error: the change moved to another owner.
 			c.finish(o, outcome{err: fmt.Errorf("update %s: %w", c.safeURL, ErrFenced)})
 			continue
+		}
+		if o.check != nil {
+			if err := o.check(); err != nil {
+				c.finish(o, outcome{err: err})
+				continue
+			}
 		}
 		rest = append(rest, o)
 	}

@@ -357,3 +357,68 @@ func TestReconfigureKeepsOrder(t *testing.T) {
 		t.Fatal("Reconfigure accepted another items pointer")
 	}
 }
+
+// TestCheckedChangeIsAskedBeforeEachWrite: a change submitted with
+// SubmitChecked is asked, right before each write that would carry it,
+// whether it is still wanted. A removal whose check fails after its first
+// write lost (412) is withdrawn with the check's error and never sent
+// again, while the other changes of its batch go on; one whose check
+// passes is retried and lands.
+func TestCheckedChangeIsAskedBeforeEachWrite(t *testing.T) {
+	errUnwanted := errors.New("another holder appeared")
+	for _, wanted := range []bool{false, true} {
+		name := map[bool]string{false: "withdrawn after the 412", true: "still wanted: retried and committed"}[wanted]
+		t.Run(name, func(t *testing.T) {
+			var asked atomic.Int32
+			var ok atomic.Bool
+			ok.Store(true)
+			srv := startListServer(t, `["a","x"]`, func(s *listServer, w http.ResponseWriter, r *http.Request, nth int) bool {
+				if r.Method != http.MethodPut || nth > 1 {
+					return false
+				}
+				s.otherWriter(nil)
+				ok.Store(wanted)
+				w.WriteHeader(http.StatusPreconditionFailed)
+				return true
+			})
+			c, _ := ownedClient(t, srv.url(), etagclient.WithConflictPolicy(tinyPolicy(10)), noTransportRetries)
+			check := func() error {
+				asked.Add(1)
+				if !ok.Load() {
+					return errUnwanted
+				}
+				return nil
+			}
+			removal, err := c.SubmitChecked(etagclient.Change{Remove: []string{"x"}}, nil, check, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			add, err := c.Submit(etagclient.Change{Add: []string{"b"}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, rerr := waitDone(t, "checked removal", removal)
+			if _, err := waitDone(t, "add", add); err != nil {
+				t.Fatalf("the add of the same batch failed: %v", err)
+			}
+			if n := asked.Load(); n < 2 {
+				t.Fatalf("the check was asked %d times, want once before each of the 2 writes", n)
+			}
+			if wanted {
+				if rerr != nil {
+					t.Fatalf("err = %v, want the removal committed", rerr)
+				}
+				if got := srv.stored(); got != `["a","b"]` {
+					t.Fatalf("stored %s, want [\"a\",\"b\"]", got)
+				}
+				return
+			}
+			if !errors.Is(rerr, errUnwanted) {
+				t.Fatalf("err = %v, want the check's error", rerr)
+			}
+			if got := srv.stored(); got != `["a","x","b"]` {
+				t.Fatalf("stored %s, want x kept and b added", got)
+			}
+		})
+	}
+}
