@@ -320,8 +320,10 @@ func TestManagerRoleLeastPrivilege(t *testing.T) {
 				switch {
 				case res == "secrets" && !slices.Contains([]string{"get", "list", "watch"}, verb):
 					t.Errorf("Secrets: verb %q granted; only get, list and watch are needed", verb)
-				case (verb == "create" || verb == "delete" || verb == "deletecollection") && res != "events":
-					t.Errorf("%s %v/%s granted; only events may be created", verb, r.APIGroups, res)
+				case verb == "create" && res != "events" && res != "listentries":
+					t.Errorf("%s %v/%s granted; only events (and ListEntries, dry run) may be created", verb, r.APIGroups, res)
+				case verb == "delete" || verb == "deletecollection":
+					t.Errorf("%s %v/%s granted", verb, r.APIGroups, res)
 				case verb == "escalate" || verb == "bind" || verb == "impersonate":
 					t.Errorf("%s %v/%s granted", verb, r.APIGroups, res)
 				}
@@ -344,6 +346,9 @@ func TestManagerRoleLeastPrivilege(t *testing.T) {
 		{"", "secrets", "watch"},
 		{"events.k8s.io", "events", "create"},
 		{"events.k8s.io", "events", "patch"},
+		// The probe of the finalizer policy: a dry-run create
+		// (internal/finalizerpolicy). RBAC cannot grant dry runs only.
+		{"listkeeper.dev", "listentries", "create"},
 	}
 	for _, n := range need {
 		if !grants(role.Rules, n.group, n.resource, n.verb) {
@@ -393,6 +398,8 @@ func TestManagerServiceAccountAccess(t *testing.T) {
 	}{
 		{"listkeeper.dev", "listentries", "", "watch", "team-a", true},
 		{"listkeeper.dev", "listentries", "finalizers", "update", "team-a", true},
+		{"listkeeper.dev", "listentries", "", "create", "team-a", true},
+		{"listkeeper.dev", "listentries", "", "create", systemNamespace, true},
 		{"listkeeper.dev", "externallists", "status", "patch", "team-a", true},
 		{"", "secrets", "", "get", "team-a", true},
 		{"events.k8s.io", "events", "", "create", "team-a", true},
