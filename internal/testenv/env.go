@@ -137,15 +137,8 @@ func (e *Env) start(opts Options) error {
 		return fmt.Errorf("create client: %w", err)
 	}
 	if installsProjectCRDs(opts, root) && !opts.WithoutFinalizerPolicy {
-		served, err := ServesMutatingAdmissionPolicies(cfg)
-		if err != nil {
+		if e.finalizerPolicy, err = InstallFinalizerPolicy(cfg, root); err != nil {
 			return err
-		}
-		if served {
-			if err := e.installFinalizerPolicy(filepath.Join(root, filepath.FromSlash(FinalizerPolicy))); err != nil {
-				return err
-			}
-			e.finalizerPolicy = true
 		}
 	}
 	return e.addUsers(opts.Users)

@@ -34,6 +34,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
@@ -77,10 +78,36 @@ func ServesMutatingAdmissionPolicies(cfg *rest.Config) (bool, error) {
 	return slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == policyResource }), nil
 }
 
+// InstallFinalizerPolicy installs the MutatingAdmissionPolicy and binding
+// of FinalizerPolicy (under the module root root, as users get them) on
+// the control plane of cfg when its kube-apiserver serves them, and waits
+// until a ListEntry created in namespace default comes back with the
+// cleanup finalizer. It reports whether it installed them; the CRDs of
+// ProjectCRDs must be established. Start calls it; a harness that starts
+// its own control plane (test/e2e) can too.
+func InstallFinalizerPolicy(cfg *rest.Config, root string) (bool, error) {
+	served, err := ServesMutatingAdmissionPolicies(cfg)
+	if err != nil || !served {
+		return false, err
+	}
+	scheme, err := newScheme()
+	if err != nil {
+		return false, err
+	}
+	c, err := client.New(rest.CopyConfig(cfg), client.Options{Scheme: scheme})
+	if err != nil {
+		return false, fmt.Errorf("create client: %w", err)
+	}
+	if err := installFinalizerPolicy(c, filepath.Join(root, filepath.FromSlash(FinalizerPolicy))); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 // installFinalizerPolicy creates the objects of the kustomize directory
 // dir (its resources, as they are: no overlay) and waits until a ListEntry
 // created in probeNamespace comes back with the cleanup finalizer.
-func (e *Env) installFinalizerPolicy(dir string) error {
+func installFinalizerPolicy(c client.Client, dir string) error {
 	objs, err := readKustomization(dir)
 	if err != nil {
 		return err
@@ -88,13 +115,13 @@ func (e *Env) installFinalizerPolicy(dir string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), policyEffectiveTimeout)
 	defer cancel()
 	for _, o := range objs {
-		if err := e.client.Create(ctx, o); err != nil {
+		if err := c.Create(ctx, o); err != nil {
 			return fmt.Errorf("create %s %s from %s: %w", o.GetKind(), o.GetName(), dir, err)
 		}
 	}
 	var last error
 	err = wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		ok, err := finalizerpolicy.Probe(ctx, e.client, probeNamespace)
+		ok, err := finalizerpolicy.Probe(ctx, c, probeNamespace)
 		last = err
 		return ok, nil
 	})
