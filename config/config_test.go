@@ -172,6 +172,18 @@ func TestDefaultAccepted(t *testing.T) {
 	if kinds["CustomResourceDefinition"] != 3 {
 		t.Errorf("%d CRDs rendered, want 3 (ClusterExternalList, ExternalList, ListEntry)", kinds["CustomResourceDefinition"])
 	}
+	checkFinalizerPolicy(t, docs)
+	// The policy's kinds exist from Kubernetes 1.36 on: on an older
+	// kube-apiserver (make test-compat) they are left out of the dry run,
+	// as the README tells users of such clusters to leave them out.
+	served, err := testenv.ServesMutatingAdmissionPolicies(env.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !served {
+		docs = slices.DeleteFunc(docs, func(d document) bool { return isFinalizerPolicy(d.obj) })
+		t.Logf("kube-apiserver %s does not serve MutatingAdmissionPolicy: the finalizer policy is not dry-run", env.ServerVersion().GitVersion)
+	}
 
 	kubectl(t, join(prereqs), "apply", "-f", "-")
 	kubectl(t, nil, append([]string{"wait", "--for=condition=Established", "--timeout=60s"}, crdNames...)...)
@@ -226,6 +238,59 @@ func TestDefaultAccepted(t *testing.T) {
 	})
 }
 
+// isFinalizerPolicy reports whether obj is of config/finalizer-policy.
+func isFinalizerPolicy(obj *unstructured.Unstructured) bool {
+	return obj.GetAPIVersion() == "admissionregistration.k8s.io/v1" &&
+		(obj.GetKind() == "MutatingAdmissionPolicy" || obj.GetKind() == "MutatingAdmissionPolicyBinding")
+}
+
+// checkFinalizerPolicy: config/default carries one MutatingAdmissionPolicy
+// that adds the cleanup finalizer to ListEntries on CREATE, and one
+// binding that names it by its prefixed name, both cluster-scoped (no
+// namespace).
+func checkFinalizerPolicy(t *testing.T, docs []document) {
+	t.Helper()
+	var policies, bindings []*unstructured.Unstructured
+	for _, d := range docs {
+		switch {
+		case !isFinalizerPolicy(d.obj):
+		case d.obj.GetKind() == "MutatingAdmissionPolicy":
+			policies = append(policies, d.obj)
+		default:
+			bindings = append(bindings, d.obj)
+		}
+	}
+	if len(policies) != 1 || len(bindings) != 1 {
+		t.Fatalf("config/default renders %d MutatingAdmissionPolicies and %d bindings, want 1 of each (config/finalizer-policy)", len(policies), len(bindings))
+	}
+	p, b := policies[0], bindings[0]
+	for _, o := range []*unstructured.Unstructured{p, b} {
+		if o.GetNamespace() != "" {
+			t.Errorf("%s %s has namespace %q; it is cluster-scoped", o.GetKind(), o.GetName(), o.GetNamespace())
+		}
+		if !strings.HasPrefix(o.GetName(), "listkeeper-") {
+			t.Errorf("%s %s lacks config/default's name prefix", o.GetKind(), o.GetName())
+		}
+	}
+	if name, _, _ := unstructured.NestedString(b.Object, "spec", "policyName"); name != p.GetName() {
+		t.Errorf("the binding names policy %q, the policy is %q", name, p.GetName())
+	}
+	rules, _, _ := unstructured.NestedSlice(p.Object, "spec", "matchConstraints", "resourceRules")
+	if len(rules) != 1 {
+		t.Fatalf("policy resourceRules %v, want one", rules)
+	}
+	rule := rules[0].(map[string]any)
+	for field, want := range map[string]string{"apiGroups": "listkeeper.dev", "resources": "listentries", "operations": "CREATE"} {
+		if got, _ := rule[field].([]any); len(got) != 1 || got[0] != want {
+			t.Errorf("policy resourceRules %s = %v, want [%s]", field, rule[field], want)
+		}
+	}
+	mutations, _, _ := unstructured.NestedSlice(p.Object, "spec", "mutations")
+	if len(mutations) != 1 || !strings.Contains(fmt.Sprint(mutations[0]), `"listkeeper.dev/cleanup"`) {
+		t.Errorf("policy mutations %v, want one that adds listkeeper.dev/cleanup", mutations)
+	}
+}
+
 // TestManagerRoleLeastPrivilege reads config/rbac/role.yaml (generated
 // from the +kubebuilder:rbac markers) and checks that the manager gets only
 // what it needs.
@@ -255,8 +320,10 @@ func TestManagerRoleLeastPrivilege(t *testing.T) {
 				switch {
 				case res == "secrets" && !slices.Contains([]string{"get", "list", "watch"}, verb):
 					t.Errorf("Secrets: verb %q granted; only get, list and watch are needed", verb)
-				case (verb == "create" || verb == "delete" || verb == "deletecollection") && res != "events":
-					t.Errorf("%s %v/%s granted; only events may be created", verb, r.APIGroups, res)
+				case verb == "create" && res != "events" && res != "listentries":
+					t.Errorf("%s %v/%s granted; only events (and ListEntries, dry run) may be created", verb, r.APIGroups, res)
+				case verb == "delete" || verb == "deletecollection":
+					t.Errorf("%s %v/%s granted", verb, r.APIGroups, res)
 				case verb == "escalate" || verb == "bind" || verb == "impersonate":
 					t.Errorf("%s %v/%s granted", verb, r.APIGroups, res)
 				}
@@ -279,6 +346,9 @@ func TestManagerRoleLeastPrivilege(t *testing.T) {
 		{"", "secrets", "watch"},
 		{"events.k8s.io", "events", "create"},
 		{"events.k8s.io", "events", "patch"},
+		// The probe of the finalizer policy: a dry-run create
+		// (internal/finalizerpolicy). RBAC cannot grant dry runs only.
+		{"listkeeper.dev", "listentries", "create"},
 	}
 	for _, n := range need {
 		if !grants(role.Rules, n.group, n.resource, n.verb) {
@@ -328,6 +398,8 @@ func TestManagerServiceAccountAccess(t *testing.T) {
 	}{
 		{"listkeeper.dev", "listentries", "", "watch", "team-a", true},
 		{"listkeeper.dev", "listentries", "finalizers", "update", "team-a", true},
+		{"listkeeper.dev", "listentries", "", "create", "team-a", true},
+		{"listkeeper.dev", "listentries", "", "create", systemNamespace, true},
 		{"listkeeper.dev", "externallists", "status", "patch", "team-a", true},
 		{"", "secrets", "", "get", "team-a", true},
 		{"events.k8s.io", "events", "", "create", "team-a", true},

@@ -23,7 +23,9 @@ limitations under the License.
 //     if not, which list does), the operator replica that writes the
 //     document (from the members' Leases, see internal/membership), its
 //     entries by condition, its item counts, last sync and last error,
-//     its redacted URL and document ID; -o json for scripts.
+//     its redacted URL and document ID, and whether the API server puts
+//     the cleanup finalizer on new entries (finalizer.go); -o json for
+//     scripts.
 //   - reconcile LIST|ENTRY: sets listkeeper.dev/reconcile-requested-at
 //     and waits until the operator has handled it, as `flux reconcile`
 //     does, then prints the outcome.

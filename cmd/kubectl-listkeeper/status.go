@@ -58,6 +58,10 @@ type listStatus struct {
 	LastError   *conditionView `json:"lastError,omitempty"`
 	RedactedURL string         `json:"redactedURL,omitempty"`
 	DocumentID  string         `json:"documentID,omitempty"`
+	// FinalizerAtBirth says whether the API server adds the cleanup
+	// finalizer to the entries of the list's namespace (of the user's, for
+	// a ClusterExternalList) at creation.
+	FinalizerAtBirth birthView `json:"finalizerAtBirth"`
 }
 
 // conditionView is one condition as the plugin shows it.
@@ -150,6 +154,11 @@ func readStatus(ctx context.Context, e *env, r ref, q ownerQuery) (*listStatus, 
 	if err != nil {
 		s.Owner.Note = err.Error()
 	}
+	entryNS := r.Namespace
+	if entryNS == "" {
+		entryNS = e.namespace
+	}
+	s.FinalizerAtBirth = finalizerAtBirth(ctx, e.c, entryNS)
 	return s, nil
 }
 
@@ -183,6 +192,7 @@ func renderStatus(w io.Writer, s *listStatus, now time.Time) {
 	}
 	row("URL", "%s", orDash(s.RedactedURL))
 	row("Document ID", "%s", orDash(s.DocumentID))
+	row("Finalizer", "%s", birthText(s.FinalizerAtBirth))
 	_ = tw.Flush()
 }
 

@@ -135,6 +135,7 @@ func TestStatus(t *testing.T) {
 		"Last error:   none",
 		"URL:          " + f.url + "?token=REDACTED",
 		"Document ID:  " + f.docID,
+		"Finalizer:    " + wantFinalizer(f.ns),
 	}
 	if got := lines(out.String()); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("status output:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -142,6 +143,17 @@ func TestStatus(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// wantFinalizer is the Finalizer row of status for a list in ns: testenv
+// installs the finalizer policy where the kube-apiserver serves it (1.37,
+// make test), not on 1.31 (make test-compat).
+func wantFinalizer(ns string) string {
+	if testEnv.FinalizerPolicy() {
+		return "from birth: the API server adds listkeeper.dev/cleanup to every new ListEntry in " + ns + " (MutatingAdmissionPolicy)"
+	}
+	return "patched on by the operator: the API server does not add listkeeper.dev/cleanup to new ListEntries in " + ns +
+		" (no MutatingAdmissionPolicy; it needs Kubernetes 1.36 or later)"
+}
 
 func TestStatusJSON(t *testing.T) {
 	f := newStatusFixture(t, "status-json")
@@ -164,6 +176,7 @@ func TestStatusJSON(t *testing.T) {
 		"entryCount": float64(5), "itemCount": float64(53), "foreignItemCount": float64(50),
 		"lastSyncTime": f.now.Add(-12 * time.Second).UTC().Format(time.RFC3339),
 		"redactedURL":  f.url + "?token=REDACTED", "documentID": f.docID,
+		"finalizerAtBirth.known": true, "finalizerAtBirth.active": testEnv.FinalizerPolicy(), "finalizerAtBirth.namespace": f.ns,
 	}
 	for path, w := range want {
 		var v any = got
@@ -243,6 +256,9 @@ func TestStatusNotHolder(t *testing.T) {
 		"Claim:        does not hold the claim on its document: a list you cannot read does (the operator reports DocumentInUse; no list you can read claims the document before this one)\n",
 		`Owner:        unknown, bucket `,
 		`list member Leases in namespace ` + q.Namespace + `: leases.coordination.k8s.io is forbidden`,
+		// The user may not create entries, not even as a dry run: the
+		// command says so and goes on.
+		"Finalizer:    unknown (you may not create ListEntries in namespace " + nsB + ", and the check is a dry-run create;",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("status of %s as %s does not contain %q:\n%s", r, limitedUser, want, out)
@@ -282,6 +298,9 @@ func TestStatusClusterList(t *testing.T) {
 		"Ready=True Added                 1\n",
 		"Ready=False NamespaceNotAllowed  1\n",
 		"Last sync:    never\n",
+		// The entries of a ClusterExternalList live in many namespaces:
+		// the check runs in the user's.
+		"Finalizer:    " + wantFinalizer(nsA) + "\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("status does not contain %q:\n%s", want, out)

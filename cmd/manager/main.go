@@ -228,6 +228,7 @@ func run() error {
 		StuckTerminatingAfter:        o.stuckAfter,
 		ClusterResourceNamespace:     o.clusterResourceNamespace(),
 		NamespacedOnly:               o.namespace != "",
+		WatchNamespace:               o.namespace,
 		ReconcileTimeout:             o.reconcileTO,
 		SecretAccess:                 controller.SecretAccess(o.secretAccess),
 		NamespacedAmbientCredentials: o.nsAmbient,

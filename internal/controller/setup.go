@@ -14,6 +14,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/finalizerpolicy"
 	"github.com/listkeeper/listkeeper/internal/stores"
 )
 
@@ -111,8 +112,16 @@ type Options struct {
 	LateWriteBound time.Duration
 	// FinalizerAtBirth reports whether the API server adds the cleanup
 	// finalizer to every ListEntry on CREATE (see
-	// EntryReconciler.FinalizerAtBirth). Default: nil, it does not.
+	// EntryReconciler.FinalizerAtBirth). Default: a
+	// finalizerpolicy.Detector that Setup adds to the manager, probing in
+	// WatchNamespace when NamespacedOnly, else in ClusterResourceNamespace;
+	// its Active is false until a probe saw the finalizer.
 	FinalizerAtBirth func() bool
+	// WatchNamespace is the one namespace the manager caches and watches
+	// when NamespacedOnly (--namespace): where the finalizer policy is
+	// probed, since the operator may create ListEntries only there.
+	// Default: "", ClusterResourceNamespace.
+	WatchNamespace string
 }
 
 // SecretAccess is what the operator may do with Secrets (see
@@ -144,7 +153,8 @@ const DefaultReconcileTimeout = 5 * time.Second
 const DefaultLateWriteBound = etagclient.DefaultRequestTimeout
 
 // Setup wires listkeeper's controllers into mgr: the shared list clients
-// (closed when the manager stops), the ListEntry and ExternalList
+// (closed when the manager stops), the detector of the finalizer policy
+// (unless Options.FinalizerAtBirth is set), the ListEntry and ExternalList
 // controllers, their indexes and watches. cmd/manager and the tests both
 // call it, so the tests run the production wiring.
 func Setup(mgr ctrl.Manager, o Options) error {
@@ -221,6 +231,14 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if err := addListMetrics(mgr, o.Owner, o.StuckTerminatingAfter); err != nil {
 		return err
 	}
+	if o.FinalizerAtBirth == nil {
+		detector := &finalizerpolicy.Detector{Client: mgr.GetClient(), Namespace: o.finalizerProbeNamespace(),
+			Log: mgr.GetLogger().WithName("finalizer-policy")}
+		if err := mgr.Add(detector); err != nil {
+			return fmt.Errorf("add the finalizer policy detector: %w", err)
+		}
+		o.FinalizerAtBirth = detector.Active
+	}
 	recorder := safeRecorder{mgr.GetEventRecorder(o.RecorderName)}
 	if err := addIndexes(context.Background(), mgr.GetFieldIndexer(), listIndexes(o.ClusterResourceNamespace)); err != nil {
 		return err
@@ -247,4 +265,13 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		}
 	}
 	return nil
+}
+
+// finalizerProbeNamespace is where the finalizer policy is probed: a
+// namespace the operator serves and may create ListEntries in.
+func (o Options) finalizerProbeNamespace() string {
+	if o.NamespacedOnly && o.WatchNamespace != "" {
+		return o.WatchNamespace
+	}
+	return o.ClusterResourceNamespace
 }

@@ -35,12 +35,13 @@ import (
 
 // Names of the process-wide metrics.
 const (
-	HTTPRequestsName    = "listkeeper_http_requests_total"
-	ListWritesName      = "listkeeper_list_writes_total"
-	BatchSizeName       = "listkeeper_batch_size"
-	ChangeDurationName  = "listkeeper_change_duration_seconds"
-	RequestDurationName = "listkeeper_list_request_duration_seconds"
-	BuildInfoName       = "listkeeper_build_info"
+	HTTPRequestsName     = "listkeeper_http_requests_total"
+	ListWritesName       = "listkeeper_list_writes_total"
+	BatchSizeName        = "listkeeper_batch_size"
+	ChangeDurationName   = "listkeeper_change_duration_seconds"
+	RequestDurationName  = "listkeeper_list_request_duration_seconds"
+	BuildInfoName        = "listkeeper_build_info"
+	FinalizerAtBirthName = "listkeeper_finalizer_at_birth"
 )
 
 // Names of the per-list gauges (labels namespace and name; ListReadyName
@@ -111,6 +112,16 @@ var (
 		Name: BuildInfoName,
 		Help: "Always 1; the labels carry the manager's version, source revision and Go release.",
 	}, []string{"version", "revision", "goversion"})
+
+	// FinalizerAtBirth is 1 while the API server adds the cleanup
+	// finalizer to every ListEntry on CREATE (the MutatingAdmissionPolicy
+	// shipped with the install is active, as internal/finalizerpolicy
+	// detects it), else 0: then the operator patches the finalizer on
+	// itself.
+	FinalizerAtBirth = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: FinalizerAtBirthName,
+		Help: "1 when the API server adds the cleanup finalizer to every ListEntry at creation (the MutatingAdmissionPolicy is active) and the operator skips its own finalizer patch; 0 when the operator patches it on itself (no policy, or not known yet).",
+	})
 )
 
 // Descriptions of the per-list gauges, for the collector that computes
@@ -147,7 +158,7 @@ var (
 )
 
 func init() {
-	ctrlmetrics.Registry.MustRegister(HTTPRequests, ListWrites, BatchSize, ChangeDuration, RequestDuration, BuildInfo)
+	ctrlmetrics.Registry.MustRegister(HTTPRequests, ListWrites, BatchSize, ChangeDuration, RequestDuration, BuildInfo, FinalizerAtBirth)
 	BuildInfo.WithLabelValues(version.Version, version.Revision, version.GoVersion()).Set(1)
 }
 

@@ -110,3 +110,14 @@ func TestBuildInfo(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestFinalizerAtBirthRegistered: the gauge is served (at 0, the safe
+// default, until internal/finalizerpolicy's Detector sets it).
+func TestFinalizerAtBirthRegistered(t *testing.T) {
+	expected := "# HELP " + FinalizerAtBirthName + " " + "1 when the API server adds the cleanup finalizer to every ListEntry at creation (the MutatingAdmissionPolicy is active) and the operator skips its own finalizer patch; 0 when the operator patches it on itself (no policy, or not known yet).\n" +
+		"# TYPE " + FinalizerAtBirthName + " gauge\n" +
+		FinalizerAtBirthName + " 0\n"
+	if err := testutil.GatherAndCompare(ctrlmetrics.Registry, strings.NewReader(expected), FinalizerAtBirthName); err != nil {
+		t.Error(err)
+	}
+}

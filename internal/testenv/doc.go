@@ -52,6 +52,20 @@ limitations under the License.
 // version into the kube-apiserver it builds; one built without it reports
 // v0.0.0 and never matches.
 //
+// # The finalizer policy
+//
+// With ProjectCRDs, on a kube-apiserver that serves
+// admissionregistration.k8s.io/v1 MutatingAdmissionPolicy (1.36 and later:
+// bin/k8s, 'make test'), Start also installs the policy and binding of
+// config/finalizer-policy, the files users install, and waits until a
+// dry-run ListEntry comes back with the cleanup finalizer; Env.FinalizerPolicy
+// reports it. On 1.31 ('make test-compat') the kinds do not exist and
+// nothing is installed, so the envtest suites run both paths of the
+// operator: the finalizer from birth, and the finalizer the operator patches
+// on. Options.WithoutFinalizerPolicy leaves the policy out everywhere;
+// InstallFinalizerPolicy does the same for a control plane started
+// elsewhere.
+//
 // # Not available
 //
 // When the binaries are missing or the control plane does not start, Start

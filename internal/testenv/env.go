@@ -47,6 +47,14 @@ type Options struct {
 	// QPS with a burst of 2000, not client-go's 5 and 10.
 	QPS   float32
 	Burst int
+	// WithoutFinalizerPolicy leaves the MutatingAdmissionPolicy of
+	// FinalizerPolicy out even where the kube-apiserver serves it, for a
+	// suite that must see a cluster without it. Default: false: with
+	// ProjectCRDs on a kube-apiserver that serves
+	// admissionregistration.k8s.io/v1 mutatingadmissionpolicies (1.36 and
+	// later), Start installs the policy and its binding and waits until
+	// every new ListEntry gets the cleanup finalizer (Env.FinalizerPolicy).
+	WithoutFinalizerPolicy bool
 	// Users are provisioned at start, each with a client certificate and a
 	// kubeconfig file (see Env.Kubeconfig). Default: none. Names must be
 	// distinct.
@@ -69,6 +77,9 @@ type Env struct {
 	client      client.Client
 	kubeconfigs map[string]string // user name -> kubeconfig file
 	dir         string            // holds the kubeconfig files
+	// finalizerPolicy: the policy of FinalizerPolicy is installed and
+	// effective.
+	finalizerPolicy bool
 
 	stopOnce sync.Once
 	stopErr  error
@@ -125,6 +136,11 @@ func (e *Env) start(opts Options) error {
 	if e.client, err = client.New(rest.CopyConfig(cfg), client.Options{Scheme: scheme}); err != nil {
 		return fmt.Errorf("create client: %w", err)
 	}
+	if installsProjectCRDs(opts, root) && !opts.WithoutFinalizerPolicy {
+		if e.finalizerPolicy, err = InstallFinalizerPolicy(cfg, root); err != nil {
+			return err
+		}
+	}
 	return e.addUsers(opts.Users)
 }
 
@@ -144,6 +160,19 @@ func environment(opts Options, root, assets string) *envtest.Environment {
 		env.ErrorIfCRDPathMissing = true
 	}
 	return env
+}
+
+// installsProjectCRDs reports whether opts install listkeeper's own CRDs
+// (ProjectCRDs), the ones the finalizer policy is for.
+func installsProjectCRDs(opts Options, root string) bool {
+	dir := opts.CRDDirectory
+	if dir == "" {
+		return false
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, filepath.FromSlash(dir))
+	}
+	return filepath.Clean(dir) == filepath.Join(root, filepath.FromSlash(ProjectCRDs))
 }
 
 // newScheme returns a scheme with client-go's types and listkeeper's.
@@ -267,6 +296,17 @@ func (e *Env) Client() client.Client {
 		return nil
 	}
 	return e.client
+}
+
+// FinalizerPolicy reports whether Start installed the MutatingAdmissionPolicy
+// of FinalizerPolicy and saw it take effect: every ListEntry created on
+// this control plane gets the cleanup finalizer at creation. It is false
+// when the kube-apiserver does not serve the policy (before 1.36, as in
+// 'make test-compat'), without ProjectCRDs, with
+// Options.WithoutFinalizerPolicy, and when the control plane is not
+// available.
+func (e *Env) FinalizerPolicy() bool {
+	return e.Err() == nil && e.finalizerPolicy
 }
 
 // EtcdURL returns the client URL of the control plane's etcd, for tests

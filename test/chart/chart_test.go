@@ -167,6 +167,13 @@ func TestDefaults(t *testing.T) {
 		// membership (Leases) in the release namespace
 		"Role": 1, "RoleBinding": 1,
 	}
+	// The finalizer policy, where the kube-apiserver serves it (not in make
+	// test-compat, 1.31).
+	if servesFinalizerPolicy(t, serverKubeVersion()) {
+		want[policyKind], want[bindingKind] = 1, 1
+	} else {
+		want[policyKind], want[bindingKind] = 0, 0
+	}
 	for k, n := range want {
 		if got[k] != n {
 			t.Errorf("%d %s rendered, want %d", got[k], k, n)

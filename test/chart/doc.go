@@ -30,7 +30,11 @@ limitations under the License.
 // reach. An upgrade from the previous chart (testdata, packaged from git
 // history) carries the new CRDs, in the SDK's memory storage and with
 // Helm's own client against the kube-apiserver (refused without
-// --take-ownership, adopted with it). A last test holds the chart and the
+// --take-ownership, adopted with it); on a kube-apiserver that serves
+// MutatingAdmissionPolicy (1.37 in make test) that upgrade installs the
+// finalizer policy, and a ListEntry created afterwards gets the cleanup
+// finalizer. The policy renders by default from Kubernetes 1.36 on, with the
+// spec of config/finalizer-policy, and not when disabled. A last test holds the chart and the
 // kustomize configuration (config/default) to the same manager flags,
 // environment and permissions.
 //

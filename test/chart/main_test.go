@@ -79,7 +79,7 @@ func chartDir() string { return filepath.Join(root, "charts", "listkeeper") }
 type renderOpts struct {
 	release, namespace string
 	values             map[string]any
-	kubeVersion        string // default: the envtest kube-apiserver's minor, 1.37
+	kubeVersion        string // default: serverKubeVersion()
 }
 
 // renderChart renders the chart as 'helm template --include-crds' does,
@@ -117,7 +117,7 @@ func dryRunInstall(o renderOpts) (*release.Release, error) {
 	in.IncludeCRDs = true
 	kv := o.kubeVersion
 	if kv == "" {
-		kv = "v1.37.2"
+		kv = serverKubeVersion()
 	}
 	if in.KubeVersion, err = common.ParseKubeVersion(kv); err != nil {
 		return nil, err
@@ -135,6 +135,20 @@ func dryRunInstall(o renderOpts) (*release.Release, error) {
 		return nil, fmt.Errorf("helm returned a %T, not a *release.Release", rel)
 	}
 	return r, nil
+}
+
+// newestKubeVersion is the version of the kube-apiserver of make test.
+const newestKubeVersion = "v1.37.2"
+
+// serverKubeVersion is the version the envtest kube-apiserver reports
+// (1.37 in make test, 1.31 in make test-compat), so that the chart renders
+// what helm would render for it; newestKubeVersion when the control plane
+// is not available.
+func serverKubeVersion() string {
+	if v := env.ServerVersion(); v != nil {
+		return v.GitVersion
+	}
+	return newestKubeVersion
 }
 
 // rendered is the chart's output, parsed.

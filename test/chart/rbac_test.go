@@ -68,6 +68,11 @@ func TestWatchNamespaceRBAC(t *testing.T) {
 		{"listkeeper.dev", "listentries", "", "watch", watch, true},
 		{"listkeeper.dev", "listentries", "finalizers", "update", watch, true},
 		{"listkeeper.dev", "listentries", "status", "patch", watch, true},
+		// The finalizer policy's probe, a dry-run create, runs in the
+		// watched namespace (controller.Options.WatchNamespace): the
+		// operator's own is not served.
+		{"listkeeper.dev", "listentries", "", "create", watch, true},
+		{"listkeeper.dev", "listentries", "", "create", ns, false},
 		{"listkeeper.dev", "externallists", "", "watch", watch, true},
 		{"listkeeper.dev", "externallists", "status", "patch", watch, true},
 		{"", "secrets", "", "get", watch, true},
