@@ -133,7 +133,9 @@ const (
 	// ReasonDocumentInUse means another list (a ClusterExternalList, or an
 	// older ExternalList) names the same document and items pointer and
 	// holds the claim on it: this list writes nothing, and its entries do
-	// not count as holders of their IDs.
+	// not count as holders of their IDs. Two spellings of one document
+	// (two URL styles of one S3 object, two endpoints of one IP set) are
+	// the same document.
 	ReasonDocumentInUse = "DocumentInUse"
 
 	// ReasonNamespaceNotAllowed means a ListEntry refers to a

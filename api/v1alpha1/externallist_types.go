@@ -58,6 +58,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!(has(self.wafv2) || has(self.gcpIAM)) || !has(self.createIfMissing) || !self.createIfMissing",message="createIfMissing is refused with wafv2 or gcpIAM: listkeeper never creates an IP set or a policy binding"
 // +kubebuilder:validation:XValidation:rule="!has(self.wafv2) || !has(self.wafv2.endpoint) || !self.wafv2.endpoint.lowerAscii().startsWith('http://') || (has(self.allowInsecureHTTP) && self.allowInsecureHTTP)",message="auth sends credentials, which an http:// wafv2.endpoint would carry in clear text: use an https endpoint, or set allowInsecureHTTP to true for a test or loopback server"
 // +kubebuilder:validation:XValidation:rule="!has(self.gcpIAM) || !has(self.gcpIAM.endpoint) || !self.gcpIAM.endpoint.lowerAscii().startsWith('http://') || (has(self.allowInsecureHTTP) && self.allowInsecureHTTP)",message="auth sends credentials, which an http:// gcpIAM.endpoint would carry in clear text: use an https endpoint, or set allowInsecureHTTP to true for a test or loopback server"
+// +kubebuilder:validation:XValidation:rule="!(has(self.wafv2) || has(self.gcpIAM)) || !has(self.documentQueryKeys) || self.documentQueryKeys.size() == 0",message="documentQueryKeys is refused with wafv2 or gcpIAM: they have no URL whose query could select the document"
 type ExternalListSpec struct {
 	// url is the http or https URL of the JSON document that holds the list.
 	// The server must answer GET with a strong ETag and honour If-Match on
@@ -109,6 +110,25 @@ type ExternalListSpec struct {
 	// +kubebuilder:validation:MaxLength=1024
 	// +kubebuilder:validation:XValidation:rule="self.matches('^(/([^~/]|~[01])*)*$')",message="itemsPointer must be empty or an RFC 6901 JSON pointer such as /items: each token starts with '/', and '~' may only appear as '~0' (for '~') or '~1' (for '/')"
 	ItemsPointer string `json:"itemsPointer,omitempty"`
+
+	// documentQueryKeys names the query parameters of the URL (url or
+	// urlFrom) that select the document, for a server that serves several
+	// lists at one path (https://lists.example.com/v1?name=allow and
+	// ?name=deny). Their values join the document's identity, so two lists
+	// that differ only in them are two documents. Every other query
+	// parameter stays out of it, because tokens (a SAS, a presigned URL's
+	// signature) live in the query: two URLs that differ only there name
+	// one document. Only for a plain HTTP document: an object in S3, Google
+	// Cloud Storage or Azure Blob Storage is its bucket and key whatever the
+	// query says, and wafv2 and gcpIAM refuse it. Keys are case-sensitive.
+	// Default: none.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=64
+	// +kubebuilder:validation:items:Pattern=`^[A-Za-z0-9._~\-\[\]]+$`
+	DocumentQueryKeys []string `json:"documentQueryKeys,omitempty"`
 
 	// headersFrom names a Secret whose entries are sent as request headers,
 	// for example a key "Authorization" with value "Bearer <token>".
@@ -265,12 +285,15 @@ type ExternalListStatus struct {
 	// +optional
 	LastHandledReconcileAt string `json:"lastHandledReconcileAt,omitempty"`
 
-	// documentID identifies the document the list names: a hash of its
-	// canonical location (for an HTTP list, its URL with the scheme and host
-	// lower-cased, the default port dropped, the path cleaned, and the
-	// query, fragment and user info left out), never the location itself.
-	// Of the lists with the same documentID and itemsPointer, one holds the
-	// claim and writes; the others are Ready=False with reason
+	// documentID identifies the document the list names: a hash of what
+	// its backend says identifies it, never the location itself. An object
+	// in S3 or Google Cloud Storage is its bucket and key, in Azure Blob
+	// Storage its account, container and blob, whatever the URL's style; an
+	// AWS WAF IP set its region, scope and ID, a Google Cloud IAM policy its
+	// resource, whatever the endpoint; a plain HTTP document its scheme,
+	// host, port and path as written, and the values of documentQueryKeys.
+	// Of the lists with the same documentID and itemsPointer (or role), one
+	// holds the claim and writes; the others are Ready=False with reason
 	// DocumentInUse.
 	// +optional
 	DocumentID string `json:"documentID,omitempty"`

@@ -145,6 +145,7 @@ const (
 	noPointerMsg     = "itemsPointer must be empty with wafv2 or gcpIAM"
 	noHeadersMsg     = "headersFrom is refused with wafv2 or gcpIAM"
 	noCreateMsg      = "createIfMissing is refused with wafv2 or gcpIAM"
+	noQueryKeysMsg   = "documentQueryKeys is refused with wafv2 or gcpIAM"
 	wafv2InsecureMsg = "auth sends credentials, which an http:// wafv2.endpoint would carry in clear text"
 	gcpInsecureMsg   = "auth sends credentials, which an http:// gcpIAM.endpoint would carry in clear text"
 	endpointMsg      = "endpoint must be an http or https URL"
@@ -183,7 +184,10 @@ var (
 	headers = func(s *v1alpha1.ExternalListSpec) {
 		s.HeadersFrom = &v1alpha1.HeadersSource{SecretRef: v1alpha1.SecretReference{Name: "auth"}}
 	}
-	insecure = func(s *v1alpha1.ExternalListSpec) { s.AllowInsecureHTTP = true }
+	insecure  = func(s *v1alpha1.ExternalListSpec) { s.AllowInsecureHTTP = true }
+	queryKeys = func(keys ...string) func(*v1alpha1.ExternalListSpec) {
+		return func(s *v1alpha1.ExternalListSpec) { s.DocumentQueryKeys = keys }
+	}
 
 	awsKeys = func(s *v1alpha1.ExternalListSpec) {
 		s.Auth = &v1alpha1.StoreAuth{AWS: &v1alpha1.AWSAuth{Region: "us-east-1", SecretRef: &v1alpha1.SecretReference{Name: "aws"}}}
@@ -337,6 +341,12 @@ func specTests() []specTest {
 		{name: "wafv2 with itemsPointer", mutate: all(wafv2, func(s *v1alpha1.ExternalListSpec) { s.ItemsPointer = "/items" }), want: &rejection{"spec", noPointerMsg}},
 		{name: "wafv2 with headersFrom", mutate: all(wafv2, headers), want: &rejection{"spec", noHeadersMsg}},
 		{name: "wafv2 with createIfMissing", mutate: all(wafv2, func(s *v1alpha1.ExternalListSpec) { s.CreateIfMissing = true }), want: &rejection{"spec", noCreateMsg}},
+		{name: "wafv2 with documentQueryKeys", mutate: all(wafv2, queryKeys("name")), want: &rejection{"spec", noQueryKeysMsg}},
+		{name: "documentQueryKeys", mutate: queryKeys("name", "list[id]", "a.b_c~d-e")},
+		{name: "documentQueryKeys with an empty key", mutate: queryKeys(""), want: &rejection{field: "spec.documentQueryKeys[0]"}},
+		{name: "documentQueryKeys with a key that is not a query key", mutate: queryKeys("a=b"), want: &rejection{field: "spec.documentQueryKeys[0]"}},
+		{name: "documentQueryKeys with a key twice", mutate: queryKeys("name", "name"), want: &rejection{field: "spec.documentQueryKeys[1]"}},
+		{name: "documentQueryKeys with nine keys", mutate: queryKeys("a", "b", "c", "d", "e", "f", "g", "h", "i"), want: &rejection{field: "spec.documentQueryKeys"}},
 		{name: "wafv2 with every other field", mutate: all(wafv2, insecure, func(s *v1alpha1.ExternalListSpec) {
 			s.Mode = v1alpha1.ListModeExclusive
 			s.ResyncInterval = duration("1m")

@@ -259,6 +259,11 @@ func (in *ExternalListSpec) DeepCopyInto(out *ExternalListSpec) {
 		*out = new(StoreAuth)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.DocumentQueryKeys != nil {
+		in, out := &in.DocumentQueryKeys, &out.DocumentQueryKeys
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.HeadersFrom != nil {
 		in, out := &in.HeadersFrom, &out.HeadersFrom
 		*out = new(HeadersSource)

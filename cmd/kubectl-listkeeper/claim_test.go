@@ -53,7 +53,7 @@ var inUse = cond(v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.Reason
 func TestDecideClaim(t *testing.T) {
 	const url = "https://lists.example.com/v1/allow"
 	// The same document: case, default port, query and user info do not
-	// count (controller.CanonicalURL).
+	// count (stores.HTTPDocument).
 	const sameDoc = "HTTPS://u:p@Lists.Example.com:443/v1/allow?sig=x"
 	self := xl("team-a", "allow-list", "m", url, 10)
 	tests := []struct {

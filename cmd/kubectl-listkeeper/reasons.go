@@ -98,7 +98,7 @@ var explanations = map[string]explanation{
 		Action:  "put credentials in a Secret and name it in spec.auth, or ask the operator's administrator for a ClusterExternalList",
 	},
 	v1alpha1.ReasonDocumentInUse: {
-		Meaning: "another list (a ClusterExternalList, or an older ExternalList) names the same document and items pointer and holds the claim; this list writes nothing and its entries hold nothing",
+		Meaning: "another list (a ClusterExternalList, or an older ExternalList) names the same document and items pointer and holds the claim (two spellings of one document, such as two URL styles of one S3 object, count as one); this list writes nothing and its entries hold nothing",
 		Action:  "delete one of the two lists, point this one at another document, or share the list with a ClusterExternalList; it takes the claim by itself when the holder goes",
 	},
 	v1alpha1.ReasonNamespaceNotAllowed: {

@@ -24,23 +24,21 @@ import (
 // plain http).
 
 // backendLocation returns the location of a list kept by a backend, the
-// canonical form its document ID is hashed from, and the URL its requests
+// identity of its document (documentIdentity), and the URL its requests
 // go to (for --allowed-hosts and the plain-http rule); ok is false for a
 // list behind spec.url or spec.urlFrom.
-func backendLocation(spec *v1alpha1.ExternalListSpec) (location, canonical string, endpoint *url.URL, ok bool) {
+func backendLocation(spec *v1alpha1.ExternalListSpec) (location, identity string, endpoint *url.URL, ok bool) {
 	var override string // spec's endpoint, when it names one
 	switch {
 	case spec.WAFv2 != nil:
 		w := spec.WAFv2
 		location = fmt.Sprintf("wafv2://%s/%s/%s/%s", w.Region, w.Scope, w.Name, w.ID)
-		canonical = fmt.Sprintf("wafv2:%s/%s/%s", w.Region, w.Scope, w.ID)
 		endpoint = &url.URL{Scheme: "https", Host: "wafv2." + w.Region + ".amazonaws.com", Path: "/"}
 		override = w.Endpoint
 	case spec.GCPIAM != nil:
 		g := spec.GCPIAM
 		res := strings.TrimPrefix(g.Resource, "//")
 		location = "gcpiam://" + res + "#" + g.Role
-		canonical = "gcpiam:" + res
 		host := "cloudresourcemanager.googleapis.com"
 		if strings.HasPrefix(res, "storage.googleapis.com/") {
 			host = "storage.googleapis.com"
@@ -51,36 +49,23 @@ func backendLocation(spec *v1alpha1.ExternalListSpec) (location, canonical strin
 		return "", "", nil, false
 	}
 	if override != "" {
-		// Another endpoint is another service: the same set or policy
-		// name there is another document. An unparsable one has no host,
-		// which buildBackend refuses.
+		// An unparsable endpoint has no host, which buildBackend refuses.
 		endpoint = &url.URL{}
 		if u, err := url.Parse(override); err == nil {
 			endpoint = u
 		}
-		canonical += "@" + CanonicalURL(endpoint)
 	}
-	return location, canonical, endpoint, true
+	return location, documentIdentity(spec, nil), endpoint, true
 }
 
 // backendDocument returns the DocumentID of a list kept by a backend, or
 // "" for a list behind a URL.
 func backendDocument(spec *v1alpha1.ExternalListSpec) string {
-	_, canonical, _, ok := backendLocation(spec)
+	_, identity, _, ok := backendLocation(spec)
 	if !ok {
 		return ""
 	}
-	return DocumentID(canonical)
-}
-
-// backendClaimPointer is what, beside the document, a claim of a list kept
-// by a backend is on: the role, for an IAM policy (two roles of one policy
-// are two lists); nothing for an IP set.
-func backendClaimPointer(spec *v1alpha1.ExternalListSpec) string {
-	if spec.GCPIAM != nil {
-		return spec.GCPIAM.Role
-	}
-	return spec.ItemsPointer
+	return DocumentID(identity)
 }
 
 // buildBackend resolves a list kept by a backend: its credentials (a
@@ -89,7 +74,7 @@ func backendClaimPointer(spec *v1alpha1.ExternalListSpec) string {
 func (r *resolver) buildBackend(ctx context.Context, l v1alpha1.List) (*listConfig, error) {
 	spec := l.ListSpec()
 	ns := secretNamespace(l, r.clusterNamespace)
-	location, canonical, endpoint, _ := backendLocation(spec)
+	location, identity, endpoint, _ := backendLocation(spec)
 	if endpoint.Host == "" || (endpoint.Scheme != "http" && endpoint.Scheme != "https") {
 		return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "the list's endpoint must be an absolute http or https URL"}
 	}
@@ -120,8 +105,8 @@ func (r *resolver) buildBackend(ctx context.Context, l v1alpha1.List) (*listConf
 	if err != nil {
 		return nil, storeError(l, err)
 	}
-	doc := DocumentID(canonical)
-	cfg := &listConfig{rawURL: location, shownURL: location, document: doc, claim: doc + "\x00" + backendClaimPointer(spec)}
+	doc := DocumentID(identity)
+	cfg := &listConfig{rawURL: location, shownURL: location, document: doc, claim: doc + "\x00" + claimPointer(spec)}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00auth\x00%s\x00", location, endpoint.String(), spec.CABundle, fp)
 	cfg.opts = []etagclient.Option{etagclient.WithBackend(factory), etagclient.WithShownURL(location)}

@@ -77,7 +77,9 @@ func holderOf(ctx context.Context, c client.Reader, l v1alpha1.List) (v1alpha1.L
 func inUseMessage(holder v1alpha1.List, namespace string) string {
 	return strings.Join([]string{
 		"the document and items pointer this list names are claimed by " + HolderName(holder, namespace),
-		"only the claim's holder writes the document; delete one of the lists, or point this one at another document",
+		"only the claim's holder writes the document; delete one of the lists, or point this one at another document " +
+			"(two spellings of one document count as one: another URL style, endpoint, port or items pointer " +
+			"that reaches the same object, set or array is the same document)",
 	}, ": ")
 }
 

@@ -58,14 +58,15 @@ func TestClaimHolder(t *testing.T) {
 	}
 }
 
-// TestCanonicalURL: a document is its URL without what differs between two
-// clients of one document (tokens in the query or user info, spelling of
-// scheme and host, the default port, dot segments).
+// TestCanonicalURL: a plain HTTP document is its URL without what differs
+// between two clients of one document (tokens in the query or user info,
+// spelling of scheme and host, the default port, dot segments); an empty
+// segment or an escaped slash in the path is another document.
 func TestCanonicalURL(t *testing.T) {
 	t.Parallel()
 	same := [][]string{
 		{"https://lists.example.com/a/allow.json", "HTTPS://Lists.Example.COM:443/a/./allow.json?sig=abc#frag",
-			"https://user:pw@lists.example.com/a/b/../allow.json", "https://lists.example.com./a//allow.json?token=x"},
+			"https://user:pw@lists.example.com/a/b/../allow.json", "https://lists.example.com./a/allow.json?token=x"},
 		{"http://127.0.0.1:8080/l", "http://127.0.0.1:8080/l?x=1"},
 		{"http://[::1]/l", "http://[::1]:80/l"},
 	}
@@ -86,7 +87,8 @@ func TestCanonicalURL(t *testing.T) {
 		}
 	}
 	for _, other := range []string{"https://lists.example.com/a/deny.json", "http://lists.example.com/a/allow.json",
-		"https://lists.example.com:8443/a/allow.json", "https://other.example.com/a/allow.json"} {
+		"https://lists.example.com:8443/a/allow.json", "https://other.example.com/a/allow.json",
+		"https://lists.example.com/a//allow.json", "https://lists.example.com/a%2Fallow.json"} {
 		if _, ok := seen[DocumentIDOfURL(other)]; ok {
 			t.Errorf("%s names a document of another URL", other)
 		}

@@ -97,7 +97,10 @@ func notCached(err error) bool {
 func DocumentOf(l v1alpha1.List) string {
 	spec, st := l.ListSpec(), l.ListStatus()
 	if spec.URL != "" {
-		return DocumentIDOfURL(spec.URL)
+		if u := parseListURL(spec.URL); u != nil {
+			return DocumentID(documentIdentity(spec, u))
+		}
+		return ""
 	}
 	if doc := backendDocument(spec); doc != "" {
 		return doc
@@ -109,13 +112,14 @@ func DocumentOf(l v1alpha1.List) string {
 }
 
 // ClaimKey is what one list at a time holds the claim on: a document and
-// an items pointer. "" when the document is not known yet.
+// an items pointer (or role, see claimPointer). "" when the document is
+// not known yet.
 func ClaimKey(l v1alpha1.List) string {
 	doc := DocumentOf(l)
 	if doc == "" {
 		return ""
 	}
-	return doc + "\x00" + backendClaimPointer(l.ListSpec())
+	return doc + "\x00" + claimPointer(l.ListSpec())
 }
 
 // ClaimID is the published identity of a list's claim (what an entry's

@@ -160,9 +160,9 @@ func (r *resolver) build(ctx context.Context, l v1alpha1.List) (*listConfig, err
 	if _, err := etagclient.ParsePointer(spec.ItemsPointer); err != nil {
 		return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.itemsPointer: " + err.Error()}
 	}
-	doc := DocumentID(CanonicalURL(u))
+	doc := DocumentID(documentIdentity(spec, u))
 	cfg := &listConfig{rawURL: rawURL, shownURL: redactedURL(rawURL, spec.URLFrom != nil), document: doc,
-		claim: doc + "\x00" + spec.ItemsPointer}
+		claim: doc + "\x00" + claimPointer(spec)}
 
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%t\x00%s\x00", rawURL, spec.ItemsPointer, spec.CreateIfMissing, spec.CABundle)

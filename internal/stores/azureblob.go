@@ -2,6 +2,8 @@ package stores
 
 import (
 	"net/http"
+	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/listkeeper/listkeeper/internal/etagclient"
@@ -40,4 +42,39 @@ var azureCodes = codes{
 		"OperationTimedOut", "InvalidHeaderValue", "RequestBodyTooLarge",
 		"InvalidBlobType", "LeaseIdMissing", "InsufficientAccountPermissions",
 		"InvalidQueryParameterValue", "UnsupportedHeader", "InternalError", "ServiceUnavailable"),
+}
+
+// blobDocumentHost splits a host of Azure Blob Storage (blobHost) into its
+// account, without the -secondary of the read-only geo-redundant
+// endpoint, and its cloud.
+var blobDocumentHost = regexp.MustCompile(`^([a-z0-9]{3,24})(?:-secondary)?\.(blob\.core\.(windows\.net|chinacloudapi\.cn|usgovcloudapi\.net)|z[0-9]{2}\.blob\.storage\.azure\.net)$`)
+
+// AzureBlobDocument returns the identity of the blob at u, a URL of one of
+// Azure Blob Storage's own endpoints: its cloud (an account's name is
+// unique within the public, China or US Government cloud), its account,
+// container and blob name. The account's primary and secondary endpoints,
+// its standard and DNS zone endpoints are one account; a blob in the root
+// container may be named without it ($root). The blob's name is the path
+// as Blob Storage reads it: unescaped, every slash kept. ok is false for
+// a path that names no blob.
+func AzureBlobDocument(u *url.URL) (doc string, ok bool) {
+	m := blobDocumentHost.FindStringSubmatch(normalHost(u.Hostname()))
+	if m == nil {
+		return "", false
+	}
+	cloud := "AzureCloud"
+	switch m[3] {
+	case "chinacloudapi.cn":
+		cloud = "AzureChinaCloud"
+	case "usgovcloudapi.net":
+		cloud = "AzureUSGovernment"
+	}
+	container, blob, found := strings.Cut(strings.TrimPrefix(u.Path, "/"), "/")
+	if !found {
+		container, blob = "$root", container
+	}
+	if container == "" || blob == "" {
+		return "", false
+	}
+	return "azblob:" + cloud + ":" + m[1] + "/" + strings.ToLower(container) + "/" + blob, true
 }

@@ -36,6 +36,15 @@
 // lost-race statuses, error codes) are here too, one file per store:
 // s3.go, gcs.go, azureblob.go.
 //
+// Each kind also says what identifies its document, so that one object
+// spelled two ways is one document and two objects are never one: S3's
+// bucket and key, Cloud Storage's bucket and object, Azure's account,
+// container and blob, whatever the URL's style (s3.go, gcs.go,
+// azureblob.go); an IP set's region, scope and ID and an IAM policy's
+// resource, whatever the provider's endpoint (wafv2.go, gcpiam.go); a plain
+// HTTP document's scheme, host, port, path and selecting query keys, and
+// the dispatch of a URL to its kind (document.go).
+//
 // No signing or token code is written here; credentials never appear in
 // errors or logs.
 //

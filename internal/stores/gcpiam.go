@@ -402,3 +402,15 @@ func (s *bucketPolicy) set(ctx context.Context, p *iamPolicy) (*iamPolicy, error
 	}
 	return fromStorage(out), nil
 }
+
+// GCPIAMDocument returns the identity of the IAM policy b names: its
+// resource, whatever endpoint reaches it (any host of googleapis.com). An
+// endpoint elsewhere (a test server, a proxy) is another service, whose
+// canonical scheme, host and port join the identity. The role is no part
+// of it: two roles of one policy are two claims on one document.
+func GCPIAMDocument(b *v1alpha1.GCPIAMBinding) string {
+	return "gcpiam:" + strings.TrimPrefix(b.Resource, "//") + foreignEndpoint(b.Endpoint, googleOwnHost)
+}
+
+// googleOwnHost reports whether host is one of Google's APIs'.
+func googleOwnHost(host string) bool { return strings.HasSuffix(host, ".googleapis.com") }

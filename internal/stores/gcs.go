@@ -2,6 +2,8 @@ package stores
 
 import (
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 )
@@ -31,4 +33,26 @@ var gcsCodes = codes{
 	quoted: set("NoSuchKey", "PreconditionFailed", "SlowDown", "InternalError", "ServiceUnavailable",
 		"InvalidArgument", "EntityTooLarge", "RequestTimeout", "MethodNotAllowed", "MissingContentLength",
 		"InvalidBucketName", "NotImplemented"),
+}
+
+// GCSDocument returns the identity of the object at u, a URL of Cloud
+// Storage's XML API (storage.googleapis.com): its bucket (one namespace
+// for all of Google Cloud) and its object name, in path style
+// (storage.googleapis.com/BUCKET/OBJECT) or virtual-hosted style
+// (BUCKET.storage.googleapis.com/OBJECT) alike. The name is the path as
+// Cloud Storage reads it: unescaped, every slash kept. ok is false for a
+// path that names no bucket.
+func GCSDocument(u *url.URL) (doc string, ok bool) {
+	host := normalHost(u.Hostname())
+	if !gcsEndpoint(host) {
+		return "", false
+	}
+	bucket, object := strings.TrimSuffix(host, "."+storageHost), strings.TrimPrefix(u.Path, "/")
+	if host == storageHost {
+		var found bool
+		if bucket, object, found = strings.Cut(object, "/"); bucket == "" || !found {
+			return "", false
+		}
+	}
+	return "gs:" + strings.ToLower(bucket) + "/" + object, true
 }

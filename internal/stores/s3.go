@@ -2,6 +2,9 @@ package stores
 
 import (
 	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
 
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 )
@@ -35,4 +38,60 @@ var s3Codes = codes{
 		"EntityTooLarge", "RequestTimeout", "MethodNotAllowed", "MissingContentLength",
 		"OperationAborted", "InvalidBucketName", "PermanentRedirect", "TemporaryRedirect",
 		"AccountProblem", "AllAccessDisabled", "NotImplemented"),
+}
+
+// s3DocumentHost matches the host of an object at one of
+// Amazon S3's own endpoints, in either style. The bucket (virtual-hosted
+// style) is what comes before the endpoint, and the endpoint one of the
+// regional, dual-stack, FIPS and legacy s3-<region> endpoints, the
+// us-east-1 global ones, Transfer Acceleration, an access point's or a
+// directory bucket's zonal endpoint (the last three virtual-hosted only).
+var s3DocumentHost = func() *regexp.Regexp {
+	const region = `[a-z]{2}(?:-[a-z]+)+-[0-9]{1,2}`
+	return regexp.MustCompile(`^(?:(.+)\.)?(` +
+		`s3(?:-fips)?(?:\.dualstack)?\.(` + region + `)|s3-(` + region + `)|s3|s3-external-1|` +
+		`(s3-accelerate(?:\.dualstack)?|s3-accesspoint(?:-fips)?(?:\.dualstack)?\.(` + region + `)|s3express-[a-z0-9-]+\.(` + region + `))` +
+		`)\.amazonaws\.com(\.cn)?$`)
+}()
+
+// S3Document returns the identity of the object at u, a URL of one of
+// Amazon S3's own endpoints: its partition (a bucket's name is unique
+// within aws, aws-cn or aws-us-gov), its bucket and its key, whatever the
+// endpoint (regional, dual-stack, FIPS, global) and the style
+// (virtual-hosted or path). The key is the path as S3 reads it: unescaped
+// (%2F is a slash), with every slash kept (a//b is not a/b). An access
+// point is named by its host, since which bucket it serves is not in the
+// URL. ok is false for a host that is no object's (the account's control
+// endpoint, a website endpoint) or a path that names no bucket.
+func S3Document(u *url.URL) (doc string, ok bool) {
+	m := s3DocumentHost.FindStringSubmatch(normalHost(u.Hostname()))
+	if m == nil {
+		return "", false
+	}
+	bucket, virtualOnly, cn := m[1], m[5] != "", m[8] != ""
+	region := m[3] + m[4] + m[6] + m[7]
+	partition := "aws"
+	switch {
+	case cn:
+		partition = "aws-cn"
+	case strings.HasPrefix(region, "us-gov-"):
+		partition = "aws-us-gov"
+	}
+	key := strings.TrimPrefix(u.Path, "/")
+	switch {
+	case strings.HasPrefix(m[5], "s3-accesspoint"):
+		if bucket == "" {
+			return "", false
+		}
+		return "s3-accesspoint:" + partition + ":" + region + ":" + bucket + "/" + key, true
+	case bucket == "" && virtualOnly:
+		return "", false
+	case bucket == "":
+		// Path style: the first segment is the bucket.
+		var found bool
+		if bucket, key, found = strings.Cut(key, "/"); bucket == "" || !found {
+			return "", false
+		}
+	}
+	return "s3:" + partition + ":" + strings.ToLower(bucket) + "/" + key, true
 }

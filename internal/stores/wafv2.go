@@ -303,3 +303,30 @@ func wafv2Backoff(attempt int, _ error) (time.Duration, error) {
 	half := d / 2
 	return half + rand.N(d-half+1), nil
 }
+
+// WAFv2Document returns the identity of the IP set s names: its region,
+// scope and ID, whatever endpoint reaches it (the region's own, its FIPS or
+// dual-stack endpoint, a VPC endpoint: any host of AWS's). An endpoint
+// that is not AWS's (a test server, a proxy) is another service, whose
+// canonical scheme, host and port join the identity.
+func WAFv2Document(s *v1alpha1.WAFv2IPSet) string {
+	doc := "wafv2:" + strings.ToLower(s.Region) + "/" + strings.ToUpper(string(s.Scope)) + "/" + strings.ToLower(s.ID)
+	return doc + foreignEndpoint(s.Endpoint, awsOwnHost)
+}
+
+// foreignEndpoint returns "@" and the canonical scheme, host and port of
+// endpoint (endpointOf) when it names a host that own does not recognise
+// as the provider's, else "" (no endpoint, or the provider's own).
+func foreignEndpoint(endpoint string, own func(host string) bool) string {
+	if endpoint == "" {
+		return ""
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return "@" + endpoint
+	}
+	if own(normalHost(u.Hostname())) {
+		return ""
+	}
+	return "@" + endpointOf(u)
+}
