@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -27,6 +28,59 @@ func finalizerPatch(obj client.Object) bool {
 	return ok
 }
 
+// requirePatchedFinalizer skips a test of the path on which the operator
+// patches the finalizer on: where the API server puts it on at creation
+// (the MutatingAdmissionPolicy, installed on 1.36 and later) no entry
+// lacks it. make test-compat (Kubernetes 1.31) runs these tests.
+func requirePatchedFinalizer(t *testing.T) {
+	t.Helper()
+	requireEnv(t)
+	if testEnv.FinalizerPolicy() {
+		t.Skip("the API server puts the finalizer on at creation; make test-compat runs the path without the policy")
+	}
+}
+
+// TestFinalizerFromBirthNeedsNoPatch: where the API server puts the
+// finalizer on at creation, the operator makes no finalizer patch for a
+// new entry, and every entry carries the finalizer from its first state.
+func TestFinalizerFromBirthNeedsNoPatch(t *testing.T) {
+	t.Parallel()
+	requireEnv(t)
+	if !testEnv.FinalizerPolicy() {
+		t.Skip("no MutatingAdmissionPolicy on this kube-apiserver (before 1.36): the operator patches the finalizer on")
+	}
+	ns := newNamespace(t)
+	lists := newFakeServer(t)
+	setDoc(t, lists.srv, "/list", []string{"bystander"})
+	var adds atomic.Int64
+	startManager(t, managerConfig{namespace: ns, interceptor: &interceptor.Funcs{
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			if finalizerPatch(obj) && controllerutil.ContainsFinalizer(obj, v1alpha1.FinalizerName) {
+				adds.Add(1)
+			}
+			return c.Patch(ctx, obj, patch, opts...)
+		},
+	}})
+	xl := newExternalList(ns, "allow", lists.url+"/list")
+	create(t, xl)
+	waitCondition(t, xl, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady, waitTimeout)
+	var entries []*v1alpha1.ListEntry
+	for i := range 5 {
+		e := newListEntry(ns, fmt.Sprintf("born-%d", i), "allow", fmt.Sprintf("id-%d", i))
+		create(t, e)
+		if !controllerutil.ContainsFinalizer(e, v1alpha1.FinalizerName) {
+			t.Fatalf("entry %s as created has finalizers %v, want %s from the policy", e.Name, e.Finalizers, v1alpha1.FinalizerName)
+		}
+		entries = append(entries, e)
+	}
+	for _, e := range entries {
+		waitCondition(t, e, v1alpha1.ConditionSynced, metav1.ConditionTrue, v1alpha1.ReasonAdded, waitTimeout)
+	}
+	if n := adds.Load(); n != 0 {
+		t.Fatalf("%d finalizer patches for entries born with the finalizer, want none", n)
+	}
+}
+
 // TestFinalizerThatDidNotLandStopsTheAdd: an entry created and deleted
 // before its finalizer (within ~40 ms) is still live in the owner's cache;
 // adding the finalizer answers 404. Before, patchFinalizer swallowed the
@@ -35,6 +89,7 @@ func finalizerPatch(obj client.Object) bool {
 // the list server sees no request at all for the entry.
 func TestFinalizerThatDidNotLandStopsTheAdd(t *testing.T) {
 	t.Parallel()
+	requirePatchedFinalizer(t)
 	ns := newNamespace(t)
 	var requests atomic.Int64
 	lists := newFakeServer(t, fakeapi.WithFaultHook(func(r *http.Request) fakeapi.Fault {
@@ -83,6 +138,7 @@ func TestFinalizerThatDidNotLandStopsTheAdd(t *testing.T) {
 // submit passed every other test.)
 func TestFinalizerLandsBeforeTheAdd(t *testing.T) {
 	t.Parallel()
+	requirePatchedFinalizer(t)
 	ns := newNamespace(t)
 	var patched atomic.Bool
 	var early atomic.Int64

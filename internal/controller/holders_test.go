@@ -28,6 +28,7 @@ import (
 // or to go.
 func TestHolderWithoutFinalizerKeepsNoID(t *testing.T) {
 	t.Parallel()
+	requirePatchedFinalizer(t)
 	ns := newNamespace(t)
 	lists := newFakeServer(t)
 	setDoc(t, lists.srv, "/list", []string{"bystander"})
