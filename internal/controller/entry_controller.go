@@ -333,11 +333,6 @@ func (r *EntryReconciler) namespaceLabels(ctx context.Context, namespace string)
 	return ns.Labels, nil
 }
 
-// admitter returns whether l admits an entry (see listAdmitter).
-func (r *EntryReconciler) admitter(ctx context.Context, l v1alpha1.List) func(*v1alpha1.ListEntry) bool {
-	return listAdmitter(ctx, r.Client, l)
-}
-
 // ensureAdded submits the add, or records the outcome of the one submitted
 // before.
 func (r *EntryReconciler) ensureAdded(ctx context.Context, s *entryScope) error {

@@ -17,9 +17,9 @@ limitations under the License.
 package controller
 
 import (
-	"k8s.io/apimachinery/pkg/api/equality"
 	"maps"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"

@@ -126,7 +126,10 @@ func installFinalizerPolicy(c client.Client, dir string) error {
 		return ok, nil
 	})
 	if err != nil {
-		return fmt.Errorf("the policy of %s is not effective after %s: a dry-run ListEntry comes back without %s (last error: %v)",
+		if last == nil {
+			last = errors.New("the dry run succeeded without it")
+		}
+		return fmt.Errorf("the policy of %s is not effective after %s: a dry-run ListEntry comes back without %s (last error: %w)",
 			dir, policyEffectiveTimeout, v1alpha1.FinalizerName, last)
 	}
 	return nil
