@@ -98,15 +98,15 @@ var explanations = map[string]explanation{
 		Action:  "put credentials in a Secret and name it in spec.auth, or ask the operator's administrator for a ClusterExternalList",
 	},
 	v1alpha1.ReasonDocumentInUse: {
-		Meaning: "another list (a ClusterExternalList, or an older ExternalList) names the same document and items pointer and holds the claim (two spellings of one document, such as two URL styles of one S3 object, count as one); this list writes nothing and its entries hold nothing",
+		Meaning: "another list (a ClusterExternalList, or an older ExternalList) names the same document and items pointer and holds the claim (two spellings of one document, such as two URL styles of one S3 object, count as one); this list writes nothing and its entries hold nothing: IDs they added before come off, through the holder, unless one of its entries holds them",
 		Action:  "delete one of the two lists, point this one at another document, or share the list with a ClusterExternalList; it takes the claim by itself when the holder goes",
 	},
 	v1alpha1.ReasonNamespaceNotAllowed: {
-		Meaning: "the entry refers to a ClusterExternalList whose namespaceSelector does not select its namespace; nothing was written",
+		Meaning: "the entry refers to a ClusterExternalList whose namespaceSelector does not select its namespace; its ID is not written, and one it added while the namespace was selected comes off (unless an entry of a selected namespace holds it)",
 		Action:  "ask the list's administrator to select the namespace (a label on it is enough)",
 	},
 	v1alpha1.ReasonRemoveSkipped: {
-		Meaning: "the entry was deleted while its list was gone (as the API server confirmed), being deleted with deletionPolicy: Orphan, not holding its document's claim, or not selecting the entry's namespace, so its ID was left as it was",
+		Meaning: "the entry was deleted while its list was gone (as the API server confirmed) or being deleted with deletionPolicy: Orphan, while no list wrote the document its ID was added to any more, or without ever having added its ID (its list did not admit it), so the document was left as it was",
 		Action:  "remove the ID by hand if the list still exists elsewhere",
 	},
 	v1alpha1.ReasonDriftCorrected: {

@@ -45,7 +45,13 @@ func TestFinalizerPatchKeepsOtherFinalizers(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &EntryReconciler{Client: k8sClient, Owner: SoleOwner{}}
-	err := patchFinalizer(ctx, r.Client, stale, controllerutil.AddFinalizer)
+	// A patch that changes the finalizers of the stale copy: adding ours,
+	// or, where the API server put it on at creation, taking it off.
+	change := controllerutil.AddFinalizer
+	if controllerutil.ContainsFinalizer(stale, v1alpha1.FinalizerName) {
+		change = controllerutil.RemoveFinalizer
+	}
+	err := patchFinalizer(ctx, r.Client, stale, change)
 	if !apierrors.IsConflict(err) {
 		t.Fatalf("patch from a stale copy: err = %v, want a conflict", err)
 	}
