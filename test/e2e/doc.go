@@ -23,7 +23,11 @@ limitations under the License.
 // else from bin/k8s ('make envtest-assets' builds it); without it the tests
 // fail and say so. The binaries are bin/manager and bin/fakeapi ('make
 // build'); when either is missing, both are built with go build into the
-// run's temp dir. With -short the suite is skipped.
+// run's temp dir. With -short the suite is skipped. Where the
+// kube-apiserver serves MutatingAdmissionPolicy (1.36 and later), TestMain
+// installs the finalizer policy of config/finalizer-policy, so that every
+// ListEntry has the cleanup finalizer from its creation, as in a real
+// install.
 //
 // The tests:
 //
