@@ -37,7 +37,6 @@ import (
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
 	"github.com/listkeeper/listkeeper/internal/finalizerpolicy"
-	"github.com/listkeeper/listkeeper/internal/membership"
 	"github.com/listkeeper/listkeeper/internal/testenv"
 	"github.com/listkeeper/listkeeper/test/e2e/harness"
 )
@@ -49,6 +48,12 @@ const (
 	// transitionsLabel marks the namespaces a test's ClusterExternalList
 	// selects; its value is the test's.
 	transitionsLabel = "listkeeper-e2e/transitions"
+	// vanishHandover bounds the wait for a killed replica's bucket to
+	// move to another.
+	vanishHandover = 90 * time.Second
+	// operatorAgent is how the fake list server names the operator's
+	// requests (fakeapi.Stats.Agents).
+	operatorAgent = "listkeeper-etagclient"
 )
 
 // TestClaimTakenByClusterList: an ExternalList holds a document and its
@@ -251,12 +256,27 @@ func TestVanishedEntryHandover(t *testing.T) {
 	}
 	removeFromEtcd(ctx, t, namespace, "gone")
 	e.awaitVanished(ctx, 1)
-	t.Logf("entry removed from etcd with its finalizer on while the list answers 503: recorded in status.vanishedEntries")
+	// The owner tries to take the ID off and gets a 503.
+	if err := harness.Poll(ctx, e.sup, claimsWait, pollInterval, func(ctx context.Context) (bool, error) {
+		st, err := e.lists.Stats(ctx)
+		return err == nil && st.Agents[operatorAgent][http.StatusServiceUnavailable] > 0, nil
+	}); err != nil {
+		t.Fatalf("the operator got no 503 from the list: %v", err)
+	}
+	t.Logf("entry removed from etcd with its finalizer on while the list answers 503: recorded in status.vanishedEntries, the owner's removal refused")
 
 	owner.Kill()
 	added := e.addManager(ctx)
-	if err := harness.WaitMembers(ctx, suite.cluster.Client, e.sup, namespace, append(others, added), membership.DefaultBuckets, setupTimeout); err != nil {
-		t.Fatal(err)
+	// The killed replica's buckets move once its Lease is gone, which
+	// takes several Lease durations: wait until a replica left claims the
+	// list's bucket.
+	var heir *harness.Manager
+	if err := harness.Poll(ctx, e.sup, vanishHandover, pollInterval, func(ctx context.Context) (bool, error) {
+		var err error
+		heir, _, err = e.ownerOf(ctx, bucket, append(others, added))
+		return err == nil, nil
+	}); err != nil {
+		t.Fatalf("no replica left took bucket %d of the killed %s: %v", bucket, owner.Name(), err)
 	}
 	after, err := e.lists.History(ctx, e.list.Path)
 	if err != nil {
@@ -265,7 +285,8 @@ func TestVanishedEntryHandover(t *testing.T) {
 	if len(after) != len(before) {
 		t.Fatalf("the list committed %d versions while it answered 503: the test proves nothing", len(after)-len(before))
 	}
-	t.Logf("owner %s of bucket %d killed, %s started; the ID is still on the list", owner.Name(), bucket, added.Name())
+	t.Logf("owner %s of bucket %d killed, %s started, %s took the bucket after %v; the ID is still on the list",
+		owner.Name(), bucket, added.Name(), heir.Name(), time.Since(owner.Signalled()).Round(time.Millisecond))
 
 	healed := time.Now()
 	if err := e.lists.SetFaults(ctx, fakeapi.Faults{}); err != nil {
