@@ -74,7 +74,7 @@ func TestClaimTakenByClusterList(t *testing.T) {
 		latency: time.Millisecond, allNamespaces: true, seedOnly: []string{path}})
 	led := e.startLedger(ctx)
 	c := suite.cluster.Client
-	t.Logf("setup: %d replicas watching every namespace, in %v", transitionsReplicas, time.Since(began).Round(time.Millisecond))
+	t.Logf("setup: %d replicas watching every namespace, finalizer policy %v, in %v", transitionsReplicas, suite.cluster.FinalizerPolicy, time.Since(began).Round(time.Millisecond))
 
 	ns := "transitions-claim-a"
 	e.createLabelledNamespace(ctx, ns, "claim")
@@ -151,7 +151,7 @@ func TestNamespaceLeavesSelector(t *testing.T) {
 	e := newEnv(ctx, t, envOptions{namespace: "transitions-selector", replicas: transitionsReplicas, bystanders: transitionsBystanders,
 		latency: time.Millisecond, allNamespaces: true, seedOnly: []string{path}})
 	led := e.startLedger(ctx)
-	t.Logf("setup: %d replicas watching every namespace, in %v", transitionsReplicas, time.Since(began).Round(time.Millisecond))
+	t.Logf("setup: %d replicas watching every namespace, finalizer policy %v, in %v", transitionsReplicas, suite.cluster.FinalizerPolicy, time.Since(began).Round(time.Millisecond))
 
 	leaving, staying := "transitions-selector-a", "transitions-selector-b"
 	e.createLabelledNamespace(ctx, leaving, "selector")
@@ -224,24 +224,37 @@ func TestNamespaceLeavesSelector(t *testing.T) {
 // on at creation, and the operator acts on such records only there: the
 // test removes the finalizer policy for its run (and installs it again
 // after), so that the replicas take the path without it.
+//
+// Subtest OnlyEntry: the vanished entry was its list's only one.
+// BesideLiveEntry: another live entry, with another ID, is on the list
+// and stays.
 func TestVanishedEntryHandover(t *testing.T) {
 	if suite.cluster == nil {
 		t.Skip("end-to-end tests need the control plane, which -short skips")
 	}
+	t.Run("OnlyEntry", func(t *testing.T) { vanishedEntryHandover(t, "transitions-vanish-only", nil) })
+	t.Run("BesideLiveEntry", func(t *testing.T) { vanishedEntryHandover(t, "transitions-vanish-beside", []string{"vanish-stays"}) })
+}
+
+// vanishedEntryHandover runs TestVanishedEntryHandover in namespace, with
+// a live entry for each of staying, whose IDs must stay.
+func vanishedEntryHandover(t *testing.T, namespace string, staying []string) {
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), transitionsTimeout)
 	defer cancel()
-	const namespace = "transitions-vanish"
 	if err := harness.EnsureNamespace(ctx, suite.cluster.Client, namespace); err != nil {
 		t.Fatal(err)
 	}
 	withoutFinalizerPolicy(ctx, t, namespace)
 	e := newEnv(ctx, t, envOptions{namespace: namespace, replicas: transitionsReplicas, bystanders: transitionsBystanders, latency: time.Millisecond})
-	t.Logf("setup: %d replicas, no finalizer policy, in %v", transitionsReplicas, time.Since(began).Round(time.Millisecond))
+	t.Logf("setup: %d replicas, no finalizer policy (removed for the test: %v), in %v", transitionsReplicas, suite.cluster.FinalizerPolicy, time.Since(began).Round(time.Millisecond))
 
 	mustCreate(ctx, t, e.entries, "gone", "vanish-x")
+	for i, id := range staying {
+		mustCreate(ctx, t, e.entries, fmt.Sprintf("stays-%d", i), id)
+	}
 	e.awaitEntryReason(ctx, namespace, "gone", metav1.ConditionTrue, v1alpha1.ReasonAdded)
-	e.awaitDocument(ctx, e.list.Path, "vanish-x")
+	e.awaitDocument(ctx, e.list.Path, append([]string{"vanish-x"}, staying...)...)
 	owner, others, bucket, err := e.listOwner(ctx, e.managers)
 	if err != nil {
 		t.Fatal(err)
@@ -292,7 +305,7 @@ func TestVanishedEntryHandover(t *testing.T) {
 	if err := e.lists.SetFaults(ctx, fakeapi.Faults{}); err != nil {
 		t.Fatal(err)
 	}
-	e.awaitDocument(ctx, e.list.Path)
+	e.awaitDocument(ctx, e.list.Path, staying...)
 	e.awaitVanished(ctx, 0)
 	t.Logf("list answering again: vanish-x off and the record dropped in %v", time.Since(healed).Round(time.Millisecond))
 	e.checkNoPanics()
