@@ -35,6 +35,9 @@ import (
 )
 
 const (
+	// repoRoot is the repository root, the working directory: its
+	// finalizer policy is installed where the kube-apiserver serves it.
+	repoRoot = "."
 	// crdDir is the CRDs to install, relative to the repository root.
 	crdDir = "config/crd/bases"
 	// namespace holds the benchmark's objects.
@@ -150,10 +153,11 @@ func (rr *roundRun) run(ctx context.Context, res *round) error {
 func (rr *roundRun) setUp(ctx context.Context) error {
 	b := rr.b
 	var err error
-	rr.cluster, err = harness.StartCluster(harness.ClusterOptions{Assets: b.cfg.assets, CRDDir: crdDir, Dir: rr.dir, User: "listkeeper-bench"})
+	rr.cluster, err = harness.StartCluster(harness.ClusterOptions{Assets: b.cfg.assets, CRDDir: crdDir, Dir: rr.dir, User: "listkeeper-bench", PolicyRoot: repoRoot})
 	if err != nil {
 		return err
 	}
+	rr.b.logf("R=%d: finalizer policy installed: %v", rr.replicas, rr.cluster.FinalizerPolicy)
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
 	seed, err := json.Marshal(map[string]any{"owner": docOwner, "items": rr.bystanders})

@@ -37,6 +37,7 @@ const (
 	// settle is how long the list must stay right after the last phase.
 	settle = 2 * time.Second
 	// Paths relative to the repository root, the working directory.
+	repoRoot   = "."
 	crdDir     = "config/crd/bases"
 	evidenceIn = ".demo"
 )

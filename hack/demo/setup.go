@@ -74,7 +74,7 @@ const (
 func (d *demo) setUp(ctx context.Context) error {
 	d.logf("starting kube-apiserver and etcd (envtest, %s)", d.cfg.assets)
 	var err error
-	d.cluster, err = harness.StartCluster(harness.ClusterOptions{Assets: d.cfg.assets, CRDDir: crdDir, Dir: d.dir, User: "listkeeper-demo"})
+	d.cluster, err = harness.StartCluster(harness.ClusterOptions{Assets: d.cfg.assets, CRDDir: crdDir, Dir: d.dir, User: "listkeeper-demo", PolicyRoot: repoRoot})
 	if err != nil {
 		return err // d.cluster still knows its logs
 	}
@@ -82,7 +82,7 @@ func (d *demo) setUp(ctx context.Context) error {
 		return ctx.Err()
 	}
 	d.entries.Client = d.cluster.Client
-	d.logf("cluster up; kubeconfig %s", d.cluster.Kubeconfig)
+	d.logf("cluster up; kubeconfig %s; %s", d.cluster.Kubeconfig, policyState(d.cluster.FinalizerPolicy))
 	if d.store, err = d.startStore(ctx); err != nil {
 		return err
 	}
@@ -317,4 +317,12 @@ func (d *demo) sampleState(ctx context.Context, want []string) (ready, synced bo
 	synced = meta.IsStatusConditionTrue(le.Status.Conditions, v1alpha1.ConditionSynced)
 	missing, leftover = harness.DiffItems(want, doc.Items)
 	return
+}
+
+// policyState says whether the finalizer policy is installed.
+func policyState(installed bool) string {
+	if installed {
+		return "the finalizer policy puts the cleanup finalizer on every ListEntry at creation"
+	}
+	return "no finalizer policy (the kube-apiserver does not serve MutatingAdmissionPolicy): the replicas patch the finalizer on"
 }

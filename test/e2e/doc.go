@@ -23,7 +23,11 @@ limitations under the License.
 // else from bin/k8s ('make envtest-assets' builds it); without it the tests
 // fail and say so. The binaries are bin/manager and bin/fakeapi ('make
 // build'); when either is missing, both are built with go build into the
-// run's temp dir. With -short the suite is skipped.
+// run's temp dir. With -short the suite is skipped. Where the
+// kube-apiserver serves MutatingAdmissionPolicy (1.36 and later), TestMain
+// installs the finalizer policy of config/finalizer-policy, so that every
+// ListEntry has the cleanup finalizer from its creation, as in a real
+// install.
 //
 // The tests:
 //
@@ -72,6 +76,25 @@ limitations under the License.
 //     expire, the others take it over, and once resumed it must exit with
 //     an error without committing a write (its audit log says what it
 //     wrote); it is then restarted.
+//   - TestClaimTakenByClusterList: with three replicas that watch every
+//     namespace, an ExternalList holds a document and its entries' IDs
+//     are on it; a ClusterExternalList naming the same document takes the
+//     claim. The old list and entries go DocumentInUse and their IDs come
+//     off (status.addedTo cleared), except one that an entry of the
+//     ClusterExternalList holds too; deleting the old entries writes
+//     nothing.
+//   - TestNamespaceLeavesSelector: a namespace loses the label that a
+//     ClusterExternalList selects: its entries go NamespaceNotAllowed and
+//     their IDs come off, except one held in a namespace still selected;
+//     labelled again, its IDs come back.
+//   - TestVanishedEntryHandover: without the finalizer policy (the test
+//     removes it for its run), an entry's key is deleted from etcd while
+//     the list answers 503, so the owner's removal is refused and the
+//     entry is recorded in its list's status.vanishedEntries; the owner is
+//     killed with SIGKILL and a replica is started after. Once the list
+//     answers again the ID must come off and the record go, whether the
+//     entry was its list's only one (subtest OnlyEntry) or another live
+//     entry is on the list (BesideLiveEntry).
 //
 // Every test that changes entries watches them for the whole run with a
 // ledger and checks each recorded version of each document against it

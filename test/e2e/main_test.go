@@ -87,7 +87,7 @@ func runSuite(m *testing.M) int {
 		return fail(err)
 	}
 	suite.cluster, err = harness.StartCluster(harness.ClusterOptions{
-		Assets: assets, CRDDir: filepath.Join(root, "config", "crd", "bases"), Dir: suite.dir,
+		Assets: assets, CRDDir: filepath.Join(root, "config", "crd", "bases"), Dir: suite.dir, PolicyRoot: root,
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: logs in %s\n", suite.dir)

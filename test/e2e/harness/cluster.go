@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,6 +69,12 @@ type ClusterOptions struct {
 	// StartTimeout bounds the start of the control plane; default
 	// DefaultStartTimeout.
 	StartTimeout time.Duration
+	// PolicyRoot is the module root whose MutatingAdmissionPolicy
+	// (testenv.FinalizerPolicy) is installed, as users install it, where
+	// the kube-apiserver serves it (1.36 and later), so that every
+	// ListEntry gets the cleanup finalizer at creation. Empty: the policy
+	// is not installed and the managers patch the finalizer on themselves.
+	PolicyRoot string
 }
 
 // Cluster is a kube-apiserver and etcd run by envtest, with the CRDs
@@ -82,6 +89,9 @@ type Cluster struct {
 	Config *rest.Config
 	// Client is a client for that user, with the CRD types in its scheme.
 	Client client.Client
+	// FinalizerPolicy is set when StartCluster installed the finalizer
+	// policy (ClusterOptions.PolicyRoot) and saw it take effect.
+	FinalizerPolicy bool
 
 	env  *envtest.Environment
 	logs []*os.File // kube-apiserver and etcd output
@@ -161,7 +171,24 @@ func StartCluster(opts ClusterOptions) (*Cluster, error) {
 		_ = c.Stop()
 		return c, err
 	}
+	if opts.PolicyRoot != "" {
+		if c.FinalizerPolicy, err = testenv.InstallFinalizerPolicy(c.Config, opts.PolicyRoot); err != nil {
+			_ = c.Stop()
+			return c, fmt.Errorf("install the finalizer policy: %w", err)
+		}
+	}
 	return c, nil
+}
+
+// EtcdURL returns the client URL of the control plane's etcd, for tests
+// that change what the API server stores behind its back; nil before the
+// control plane started.
+func (c *Cluster) EtcdURL() *url.URL {
+	if c == nil || c.env == nil || c.env.ControlPlane.Etcd == nil || c.env.ControlPlane.Etcd.URL == nil {
+		return nil
+	}
+	u := *c.env.ControlPlane.Etcd.URL
+	return &u
 }
 
 func (c *Cluster) logFile(path string) (*os.File, error) {

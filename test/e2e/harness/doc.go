@@ -25,7 +25,14 @@ limitations under the License.
 //
 //   - StartCluster starts the control plane from a directory of binaries
 //     (CheckAssets says clearly what is missing), installs the CRDs, writes
-//     a kubeconfig for a system:masters user and builds a client.
+//     a kubeconfig for a system:masters user and builds a client. Given the
+//     module root (ClusterOptions.PolicyRoot), it installs the finalizer
+//     policy of config/finalizer-policy where the kube-apiserver serves
+//     MutatingAdmissionPolicy (1.36 and later), with
+//     testenv.InstallFinalizerPolicy, so that every ListEntry has the
+//     cleanup finalizer from its creation; Cluster.FinalizerPolicy says
+//     whether it did. Cluster.EtcdURL lets a test change what the API
+//     server stores behind its back.
 //   - A Supervisor starts child processes, each in its own process group
 //     with its output appended to a log file, and reports the first one that
 //     exits before it was asked to. Proc.Stop sends SIGTERM to the group and
