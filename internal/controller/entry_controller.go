@@ -662,13 +662,16 @@ func (r *EntryReconciler) queueGained(gained []int) {
 		return r.Owner.Bucket(entryBucketKey(e, l)), reconcile.Request{NamespacedName: client.ObjectKeyFromObject(e)}
 	})
 	// Entries that vanished with their finalizer on are not in the cache,
-	// but recorded on their lists; they are few, and a reconcile of one
-	// outside the gained buckets ends at Acquire.
-	for _, l := range lists {
-		if l != nil {
-			for _, req := range vanishedRequests(l) {
-				r.queue.add(req)
-			}
+	// but recorded on their lists (every list: one whose only entry
+	// vanished has no live entry to find it by); they are few, and a
+	// reconcile of one outside the gained buckets ends at Acquire.
+	all, err := allLists(ctx, r.Client)
+	if err != nil {
+		return
+	}
+	for _, l := range all {
+		for _, req := range vanishedRequests(l) {
+			r.queue.add(req)
 		}
 	}
 }
