@@ -451,8 +451,13 @@ func checkField(t *testing.T, p *apiPackage, path string, f *field, schema map[s
 		if !ok || slices.Contains([]string{"Enum", "XValidation", "Optional", "Required"}, name) {
 			continue
 		}
+		// items:X constrains each item of a list: the schema's items.
+		on := schema
+		if item, ok := strings.CutPrefix(name, "items:"); ok {
+			name, on = item, elem
+		}
 		key := strings.ToLower(name[:1]) + name[1:]
-		equal(t, path+" "+key, jsonOf(t, schema[key]), jsonOf(t, literal(m.value)))
+		equal(t, path+" "+m.name, jsonOf(t, on[key]), jsonOf(t, literal(m.value)))
 	}
 	for _, key := range []string{"minLength", "maxLength", "minimum", "maximum", "pattern", "minItems", "maxItems"} {
 		name := strings.ToUpper(key[:1]) + key[1:]
