@@ -325,14 +325,15 @@ func (c *Client) SubmitFenced(ch Change, owns func() bool, notify func()) (*Pend
 }
 
 // SubmitChecked is SubmitFenced for a change that may stop being wanted
-// while it waits: before every write that would carry it (after owns),
-// check is asked, and when it returns an error the change is withdrawn
-// and fails with that error; the write is computed again without it. A
+// while it waits: before every write that would carry it (before the read
+// that write is computed from), check is asked, and when it returns an
+// error the change is withdrawn and fails with that error. A
 // removal that must not land once another holder of its ID appeared is
-// such a change: the question is answered when the write is built, not
-// only when the change is queued. check runs on the client's goroutine,
-// holding up the batch's write while it runs: it must be bounded (a
-// deadline of its own) and must not call back into the Client.
+// such a change: the question is answered for each write, not only when
+// the change is queued. check runs on a goroutine of the client's (the
+// checks of one batch run side by side), holding up the batch while it
+// runs: it must be bounded (a deadline of its own), safe for concurrent
+// use, and must not call back into the Client.
 func (c *Client) SubmitChecked(ch Change, owns func() bool, check func() error, notify func()) (*Pending, error) {
 	if err := ch.Validate(); err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // cycle runs one read-modify-write for the batch, retrying after lost writes
@@ -19,6 +20,15 @@ func (c *Client) cycle(batch []*op) ([]*op, outcome) {
 	readThisCycle := false
 	for {
 		c.spellItems(batch)
+		// Whether each change is still wanted is asked before the read
+		// that its write will be computed from, not between that read and
+		// the write: a check may take a while (an API read), and another
+		// writer must not get that long to overtake the write. No change
+		// of this client settles between the two, so the answer is as
+		// fresh for the write as it is for the read.
+		if batch = c.dropUnwanted(batch); len(batch) == 0 {
+			return nil, outcome{}
+		}
 		if needRead {
 			if err := c.refresh(); err != nil {
 				c.cfg.observer.Write(WriteError)
@@ -322,11 +332,9 @@ func itemDiff(before, after []string) (added, removed []string) {
 }
 
 // dropFenced fails, with ErrFenced, the changes whose owns reports false,
-// or all of them when the Client's Fence is closed, and, with its error,
-// each change whose check says it is no longer wanted (see
-// SubmitChecked); it returns the others. Neither is counted as a write
-// error: fencing is what a handover of its bucket does, and a withdrawn
-// change is its caller's decision, not a failure of the list.
+// or all of them when the Client's Fence is closed, and returns the
+// others. A fenced change is not counted as a write error: fencing is what
+// a handover of its bucket does, not a failure of the list.
 func (c *Client) dropFenced(batch []*op) []*op {
 	closed := c.cfg.fence != nil && !fenceOpen(c.cfg.fence, c.clock.Now())
 	rest := batch[:0:0]
@@ -340,11 +348,39 @@ func (c *Client) dropFenced(batch []*op) []*op {
 			c.finish(o, outcome{err: fmt.Errorf("update %s: %w", c.safeURL, ErrFenced)})
 			continue
 		}
-		if o.check != nil {
-			if err := o.check(); err != nil {
-				c.finish(o, outcome{err: err})
-				continue
-			}
+		rest = append(rest, o)
+	}
+	return rest
+}
+
+// maxParallelChecks bounds the checks (see SubmitChecked) asked at once.
+const maxParallelChecks = 8
+
+// dropUnwanted asks each change of batch that has a check whether it is
+// still wanted, up to maxParallelChecks at a time, fails those that are
+// not with the check's error, and returns the others in their order.
+func (c *Client) dropUnwanted(batch []*op) []*op {
+	errs := make([]error, len(batch))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, maxParallelChecks)
+	for i, o := range batch {
+		if o.read || o.check == nil {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = o.check()
+		}()
+	}
+	wg.Wait()
+	rest := batch[:0:0]
+	for i, o := range batch {
+		if errs[i] != nil {
+			c.finish(o, outcome{err: errs[i]})
+			continue
 		}
 		rest = append(rest, o)
 	}
