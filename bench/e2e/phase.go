@@ -208,7 +208,7 @@ func (rr *roundRun) runPhase(ctx context.Context, spec phaseSpec) (phase, error)
 	a1, a1Err := rr.cluster.ScrapeAPIServer(ctx)
 	if apiKnown := a0Err == nil && a1Err == nil; apiKnown {
 		apiDelta = a1.Sub(a0)
-		p.API = apiFiguresOf(apiDelta)
+		p.API = apiFiguresOf(apiDelta, p.Changes)
 	} else {
 		rr.b.logf("R=%d %s: kube-apiserver metrics unknown: %v", rr.replicas, spec.name, cmp.Or(a0Err, a1Err))
 	}

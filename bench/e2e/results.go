@@ -94,6 +94,10 @@ type round struct {
 	Error string `json:"error,omitempty"`
 	// Evidence is the directory with the logs of a failed round.
 	Evidence string `json:"evidence,omitempty"`
+	// FinalizerPolicy is whether the API server put the cleanup
+	// finalizer on every ListEntry at creation (the MutatingAdmissionPolicy
+	// of config/finalizer-policy), so that the operator did not patch it on.
+	FinalizerPolicy bool `json:"finalizerPolicy"`
 }
 
 // phase is what one phase of a round measured.
@@ -185,13 +189,20 @@ type apiFigures struct {
 	Writes     float64 `json:"listEntryWrites"`
 	Reads      float64 `json:"listEntryReads"`
 	CPUSeconds float64 `json:"cpuSeconds"`
+	// OperatorWrites are the writes among Writes that were not the
+	// benchmark's own: the benchmark makes one per entry (its create or
+	// its delete), the rest are the operator's (finalizer patches, status
+	// updates, the finalizer's removal).
+	OperatorWrites float64 `json:"operatorListEntryWrites"`
 }
 
 // apiFiguresOf keeps the ListEntry requests of d.
-func apiFiguresOf(d harness.APIServerMetrics) apiFigures {
+// own is the number of the benchmark's own writes to ListEntries.
+func apiFiguresOf(d harness.APIServerMetrics, own int) apiFigures {
 	f := apiFigures{Known: true, Requests: map[string]float64{}, CPUSeconds: d.CPUSeconds,
 		Writes: d.RequestsTo("listentries", "POST", "PUT", "PATCH", "DELETE"),
 		Reads:  d.RequestsTo("listentries", "GET", "LIST")}
+	f.OperatorWrites = max(f.Writes-float64(own), 0)
 	for k, v := range d.Requests {
 		if strings.HasPrefix(k, "listentries ") || strings.HasPrefix(k, "listentries/") {
 			f.Requests[k] = v

@@ -135,15 +135,16 @@ func (rr *roundRun) run(ctx context.Context, res *round) error {
 	if err := rr.setUp(ctx); err != nil {
 		return err
 	}
+	res.FinalizerPolicy = rr.cluster.FinalizerPolicy
 	for _, ph := range []func(context.Context) (phase, error){rr.create, rr.delete} {
 		p, err := ph(ctx)
 		res.Phases = append(res.Phases, p)
 		if err != nil {
 			return err
 		}
-		rr.b.logf("R=%d %s: %.2fs (list %.2fs, entries %.2fs), %.3f list requests per change, %d 412s (%.3f per write), mean batch %.1f, ID latency p50 %.2fs p99 %.2fs, %.2f API requests per entry (%.0f Lease requests left out)",
+		rr.b.logf("R=%d %s: %.2fs (list %.2fs, entries %.2fs), %.3f list requests per change, %d 412s (%.3f per write), mean batch %.1f, ID latency p50 %.2fs p99 %.2fs, %.2f API requests per entry (%.0f Lease requests left out), %s ListEntry writes per entry",
 			rr.replicas, p.Name, p.Seconds, p.ListSeconds, p.EntriesSeconds, p.RequestsPerChange, p.Conflicts, p.ConflictsPerWrite,
-			p.Total.MeanBatch, p.Latency.P50, p.Latency.P99, p.Operator.Entries/float64(p.Changes), p.Operator.Leases)
+			p.Total.MeanBatch, p.Latency.P50, p.Latency.P99, p.Operator.Entries/float64(p.Changes), p.Operator.Leases, writesPerEntry(&p))
 	}
 	return rr.settled(ctx)
 }

@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +55,12 @@ const (
 	// operatorAgent is how the fake list server names the operator's
 	// requests (fakeapi.Stats.Agents).
 	operatorAgent = "listkeeper-etagclient"
+	// latePairs is how many IDs TestRemovalBesideLateFinalizer hands from
+	// an old holder to a late one; lateAge is how old the late holders are
+	// when the replicas come back: past the 30 s during which an entry
+	// without its finalizer used to count as a holder.
+	latePairs = 12
+	lateAge   = 31 * time.Second
 )
 
 // TestClaimTakenByClusterList: an ExternalList holds a document and its
@@ -308,6 +315,89 @@ func vanishedEntryHandover(t *testing.T, namespace string, staying []string) {
 	e.awaitDocument(ctx, e.list.Path, staying...)
 	e.awaitVanished(ctx, 0)
 	t.Logf("list answering again: vanish-x off and the record dropped in %v", time.Since(healed).Round(time.Millisecond))
+	e.checkNoPanics()
+	t.Logf("total %v", time.Since(began).Round(time.Millisecond))
+}
+
+// TestRemovalBesideLateFinalizer: every ID has a holder with its
+// finalizer and, created while no replica ran and without the finalizer
+// policy, a late holder without it, older than 30 s. The replicas come
+// back while the first holders are deleted: each replica patches the
+// late holders' finalizers on while it decides the removals, on a cache
+// that may not show those patches yet. No ID may come off: the late
+// holders are live and admitted, whatever the cache says of their
+// finalizers. Before, an entry without the finalizer in the cache counted
+// as a holder only for its first 30 s, and the removal took the ID off
+// under a late holder that then said Synced=True.
+func TestRemovalBesideLateFinalizer(t *testing.T) {
+	if suite.cluster == nil {
+		t.Skip("end-to-end tests need the control plane, which -short skips")
+	}
+	began := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), transitionsTimeout)
+	defer cancel()
+	const namespace = "transitions-late"
+	if err := harness.EnsureNamespace(ctx, suite.cluster.Client, namespace); err != nil {
+		t.Fatal(err)
+	}
+	withoutFinalizerPolicy(ctx, t, namespace)
+	e := newEnv(ctx, t, envOptions{namespace: namespace, replicas: transitionsReplicas, bystanders: transitionsBystanders, latency: time.Millisecond})
+	led := e.startLedger(ctx)
+	t.Logf("setup: %d replicas, no finalizer policy (removed for the test: %v), in %v", transitionsReplicas, suite.cluster.FinalizerPolicy, time.Since(began).Round(time.Millisecond))
+
+	ids := make([]string, latePairs)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("late-id-%02d", i)
+		mustCreate(ctx, t, e.entries, fmt.Sprintf("first-%02d", i), ids[i])
+	}
+	for i := range ids {
+		e.awaitEntryReason(ctx, namespace, fmt.Sprintf("first-%02d", i), metav1.ConditionTrue, v1alpha1.ReasonAdded)
+	}
+	e.awaitDocument(ctx, e.list.Path, append(slices.Clone(e.bystanders), ids...)...)
+
+	harness.StopManagers(e.managers...)
+	lateBorn := time.Now()
+	for i, id := range ids {
+		mustCreate(ctx, t, e.entries, fmt.Sprintf("late-%02d", i), id)
+	}
+	for i := range ids {
+		var le v1alpha1.ListEntry
+		if err := suite.cluster.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: fmt.Sprintf("late-%02d", i)}, &le); err != nil {
+			t.Fatal(err)
+		}
+		if len(le.Finalizers) != 0 {
+			t.Fatalf("ListEntry %s/%s was born with finalizers %v: the test needs it without", namespace, le.Name, le.Finalizers)
+		}
+	}
+	e.sleepOrDie(ctx, lateBorn.Add(lateAge))
+	t.Logf("replicas stopped; %d late holders created without the finalizer, now %v old", latePairs, time.Since(lateBorn).Round(time.Second))
+
+	back := time.Now()
+	restarted := make(chan error, len(e.managers))
+	for _, m := range e.managers {
+		go func() { restarted <- m.Start(ctx) }()
+	}
+	for i := range ids {
+		mustDelete(ctx, t, e.entries, fmt.Sprintf("first-%02d", i))
+	}
+	for range e.managers {
+		if err := <-restarted; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range ids {
+		e.awaitGone(ctx, namespace, fmt.Sprintf("first-%02d", i))
+		e.awaitEntryReason(ctx, namespace, fmt.Sprintf("late-%02d", i), metav1.ConditionTrue, v1alpha1.ReasonAdded)
+	}
+	last := e.awaitConverged(ctx, claimsWait)
+	if got := harness.Count(ids, last.doc.Items); got != latePairs {
+		t.Errorf("the list holds %d of the %d IDs after the handover to the late holders", got, latePairs)
+	}
+	t.Logf("replicas back and the first holders deleted at once: every first holder gone, every late holder Added, the list holds all %d IDs, in %v",
+		latePairs, time.Since(back).Round(time.Millisecond))
+	// The ledger fails the test if any version of the list lacked an ID
+	// while one of its holders was Synced, or held one without a holder.
+	e.checkLedger(ctx, led)
 	e.checkNoPanics()
 	t.Logf("total %v", time.Since(began).Round(time.Millisecond))
 }
