@@ -64,8 +64,8 @@ const (
 	// unlabelled or labelled again, or the list answers 503 to every
 	// request for tchurn503 plus up to tchurn503 more.
 	tchurnFirstMove = 1500 * time.Millisecond
-	tchurnEvery     = 2 * time.Second
-	tchurnJitter    = 1500 * time.Millisecond
+	tchurnEvery     = 1500 * time.Millisecond
+	tchurnJitter    = time.Second
 	tchurn503       = time.Second
 	// A replica is killed with SIGKILL at tchurnKill, one is added at
 	// tchurnAdd; the killed one's buckets move once its Lease expired
@@ -512,13 +512,16 @@ func (w *tcWorld) atRest(ctx context.Context) (ok bool, why string, err error) {
 		case len(missing)+len(leftover) > 0:
 			off = append(off, fmt.Sprintf("document %s (claim: %s) misses %d IDs%s and has %d it should not%s",
 				p, w.holderOf(p), len(missing), harness.IDList(missing), len(leftover), harness.IDList(leftover)))
+			for _, id := range append(missing, leftover...) {
+				off = append(off, fmt.Sprintf("  holders of %s: %s", id, holdersOf(entries, id)))
+			}
 		case !slices.Equal(headOf(doc.Items, len(w.e.bystanders)), w.e.bystanders):
 			off = append(off, fmt.Sprintf("on document %s the bystanders are not first and in order: %v", p, headOf(doc.Items, len(w.e.bystanders))))
 		}
 	}
 	if len(off) > 0 {
-		if len(off) > 12 {
-			off = append(off[:12], fmt.Sprintf("and %d more", len(off)-12))
+		if len(off) > 20 {
+			off = append(off[:20], fmt.Sprintf("and %d more", len(off)-20))
 		}
 		return false, strings.Join(off, "\n    "), nil
 	}
@@ -527,6 +530,32 @@ func (w *tcWorld) atRest(ctx context.Context) (ok bool, why string, err error) {
 		held = append(held, fmt.Sprintf("%s %d IDs (%s)", p, len(want[p])-len(w.e.bystanders), w.holderOf(p)))
 	}
 	return true, fmt.Sprintf("%d live entries, %d admitted and Added, %d refused with their reason; %s", admitted+refused, admitted, refused, strings.Join(held, ", ")), nil
+}
+
+// holdersOf describes the entries that hold id: list, Synced condition
+// and status.addedTo.
+func holdersOf(entries []v1alpha1.ListEntry, id string) string {
+	var out []string
+	for i := range entries {
+		le := &entries[i]
+		if le.Spec.ID != id {
+			continue
+		}
+		synced := "no Synced"
+		if c := meta.FindStatusCondition(le.Status.Conditions, v1alpha1.ConditionSynced); c != nil {
+			synced = fmt.Sprintf("Synced=%s %s since %s", c.Status, c.Reason, c.LastTransitionTime.Format("15:04:05"))
+		}
+		added := "addedTo none"
+		if a := le.Status.AddedTo; a != nil {
+			added = fmt.Sprintf("addedTo %+v", *a)
+		}
+		out = append(out, fmt.Sprintf("%s/%s (uid %s, %s, created %s, %s, %s)", le.Namespace, le.Name, le.UID, listKeyOf(le),
+			le.CreationTimestamp.Format("15:04:05"), synced, added))
+	}
+	if len(out) == 0 {
+		return "no live entry"
+	}
+	return strings.Join(out, "; ")
 }
 
 // awaitAtRest polls atRest for up to tchurnConverge and returns when it
@@ -586,9 +615,11 @@ func (ch *tcChurn) run(ctx context.Context, seed uint64, end time.Time) error {
 	return context.Cause(ctx)
 }
 
-// step toggles a random holder (creates it, or deletes it when it
-// exists), or, one time in three, deletes it while it creates another
-// holder of the same ID.
+// step toggles a random holder (creates it, or, one time in two, deletes
+// it when it exists: an entry being deleted exists until the operator
+// released it, and deleting it again would keep the pool thin), or, one
+// time in three, deletes it while it creates another holder of the same
+// ID.
 func (ch *tcChurn) step(ctx context.Context, rng *rand.Rand) error {
 	h := ch.pool[rng.IntN(len(ch.pool))]
 	var others []tcHolder
@@ -616,7 +647,7 @@ func (ch *tcChurn) step(ctx context.Context, rng *rand.Rand) error {
 		return errors.Join(delErr, createErr)
 	}
 	created, err := ch.w.entries(h).CreateHolder(ctx, h.name(), h.ID())
-	if err != nil || created {
+	if err != nil || created || rng.IntN(2) == 0 {
 		ch.creates.Add(b2i(created))
 		return err
 	}
