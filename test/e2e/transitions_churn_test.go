@@ -249,10 +249,23 @@ func TestChurnThroughTransitions(t *testing.T) {
 		e.checkAnyHolder(ctx, led, docB, []listKey{clusterList(tchurnY)})
 		e.checkAnyHolder(ctx, led, docC, []listKey{w.key(lc), clusterList(tchurnX)})
 	}
+	figures := func(converged string) {
+		c1, err := harness.ReadCounters(ctx, e.lists, nil)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		d := c1.Sub(c0)
+		ops := ch.creates.Load() + ch.deletes.Load()
+		t.Logf("figures: %d entry operations (%d creates, %d deletes, %d of them in %d swaps), %d claim moves, %d label toggles, %d 503 stretches; %s; list requests %d (%.2f per operation), 503s %d, 412s %d, commits %d",
+			ops, ch.creates.Load(), ch.deletes.Load(), 2*ch.swaps.Load(), ch.swaps.Load(), ch.moves.Load(), ch.toggles.Load(), ch.stretches.Load(),
+			converged, d.Requests(), float64(d.Requests())/float64(max(ops, 1)), d.Stats.CountCode(503), d.Conflicts(), d.Stats.Commits)
+	}
 	convergedAt, last, ok := w.awaitAtRest(ctx)
 	if !ok {
 		t.Errorf("not at rest in the recorded state (%s) within %v after the churn: %s", w.describe(), tchurnConverge, last)
 		anyHolder()
+		figures("not converged")
 		t.FailNow()
 	}
 	t.Logf("at rest %v after the churn: %s", convergedAt.Sub(churnEnd).Round(time.Millisecond), last)
@@ -280,16 +293,7 @@ func TestChurnThroughTransitions(t *testing.T) {
 	anyHolder()
 	e.checkTchurnBystanders(ctx, paths[:])
 
-	c1, err := harness.ReadCounters(ctx, e.lists, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := c1.Sub(c0)
-	ops := ch.creates.Load() + ch.deletes.Load()
-	t.Logf("figures: %d entry operations (%d creates, %d deletes, %d of them in %d swaps), %d claim moves, %d label toggles, %d 503 stretches; converged %v after the churn; list requests %d (%.2f per operation), 503s %d, 412s %d, commits %d",
-		ops, ch.creates.Load(), ch.deletes.Load(), 2*ch.swaps.Load(), ch.swaps.Load(), ch.moves.Load(), ch.toggles.Load(), ch.stretches.Load(),
-		convergedAt.Sub(churnEnd).Round(time.Millisecond), d.Requests(), float64(d.Requests())/float64(max(ops, 1)),
-		d.Stats.CountCode(503), d.Conflicts(), d.Stats.Commits)
+	figures(fmt.Sprintf("converged %v after the churn", convergedAt.Sub(churnEnd).Round(time.Millisecond)))
 	e.checkNoPanics()
 	t.Logf("total %v", time.Since(began).Round(time.Millisecond))
 }
@@ -585,7 +589,8 @@ func (w *tcWorld) awaitAtRest(ctx context.Context) (at time.Time, why string, ok
 type tcChurn struct {
 	w    *tcWorld
 	pool []tcHolder
-	// Counts: entries created and deleted (swaps included), swaps (one
+	// Counts: entries created and deleted (swaps included; a deletion
+	// of an entry already being deleted counts), swaps (one
 	// holder of an ID deleted while another is created), claim moves,
 	// label toggles, 503 stretches.
 	creates, deletes, swaps, moves, toggles, stretches atomic.Int64
