@@ -137,12 +137,19 @@ func (r *EntryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		r.documentUnknown(s)
 		return requeueOnConflict(r.patchStatus(ctx, s))
 	}
-	if placementMoved(entry, l) {
-		return r.reconcileMoved(ctx, s)
-	}
 	reason, why, ok, err := r.admitted(ctx, s)
 	if err != nil {
 		return ctrl.Result{}, err
+	}
+	if waiting, recorded, err := r.earlierAdd(ctx, s, ok); err != nil {
+		return requeueOnConflict(err)
+	} else if recorded {
+		return ctrl.Result{RequeueAfter: conflictRequeue}, nil
+	} else if waiting {
+		return ctrl.Result{}, nil
+	}
+	if placementMoved(entry, l) {
+		return r.reconcileMoved(ctx, s)
 	}
 	if !entry.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, s, ok, why)
@@ -151,6 +158,45 @@ func (r *EntryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return r.notAdmitted(ctx, s, reason, why)
 	}
 	return r.reconcileLive(ctx, s)
+}
+
+// earlierAdd settles an add of the entry's ID that this replica submitted
+// before and that the entry will not wait for as it is: one under a claim
+// its list no longer holds or names, or made before the entry stopped
+// being admitted or was deleted. Such an add may land (a write in flight
+// when the list moved), and must then be recorded like any other, so that
+// the ID comes off again: while it is in flight the entry waits for it
+// (waiting; its completion queues the entry), and once it landed its claim
+// goes to status.addedTo (recorded; the entry is queued again to take it
+// off through the placement's rules).
+func (r *EntryReconciler) earlierAdd(ctx context.Context, s *entryScope, admitted bool) (waiting, recorded bool, err error) {
+	entry := s.entry
+	name := client.ObjectKeyFromObject(entry)
+	fl := r.flights.addOf(name, entry.UID, entry.Spec.ID)
+	if fl == nil || (admitted && entry.DeletionTimestamp.IsZero() && fl.placed.Claim == ClaimID(s.list)) {
+		return false, false, nil
+	}
+	_, err = fl.pending.Result()
+	if errors.Is(err, etagclient.ErrNotDone) {
+		return true, false, nil
+	}
+	r.flights.forget(name)
+	if err != nil {
+		return false, false, nil // it did not land
+	}
+	switch placed := placementOf(entry); {
+	case placed == fl.placed.Claim:
+		return false, false, nil
+	case placed != "":
+		// One entry has one add in flight at a time, and a recorded
+		// placement that its list no longer names is taken off before
+		// another add is submitted: not expected.
+		ctrl.LoggerFrom(ctx).Error(nil, "an earlier add landed under another claim than the one recorded; that copy of the ID is left to the list's resync",
+			"id", entry.Spec.ID, "recorded", placed, "landed", fl.placed.Claim)
+		return false, false, nil
+	}
+	entry.Status.AddedTo = fl.placed.DeepCopy()
+	return false, true, r.patchStatus(ctx, s)
 }
 
 // reconcileMoved takes the entry's ID off the claim it was added under,
@@ -468,7 +514,9 @@ func (r *EntryReconciler) takeOff(ctx context.Context, s *entryScope, claim stri
 }
 
 // fenced handles a change that failed because this replica lost the right
-// to write its document (its bucket moved, or the list went): nothing is
+// to write its document (its bucket moved), or an add that its list no
+// longer allows (the list went, moved, lost its claim or stopped admitting
+// the entry's namespace; see addAllowed): nothing is
 // reported, and the entry is looked at again, by whichever replica owns it
 // then.
 func (r *EntryReconciler) fenced(s *entryScope) error {
@@ -490,18 +538,22 @@ func (r *EntryReconciler) client(ctx context.Context, s *entryScope) (*etagclien
 	return cl, cfg, nil
 }
 
-// addAllowed reports whether an add for an entry of ref may still be
-// written: the list (the same object, uid) is in the cache, is not being
-// deleted, and holds its claim. It reads the cache only, so it is cheap
-// enough for the list client to ask before every write attempt.
-func (r *EntryReconciler) addAllowed(ref listRef, uid types.UID) bool {
+// addAllowed reports whether an add of entry's ID, submitted under the
+// claim ClaimID calls claim, for an entry of ref, may still be written: the list (the same object,
+// uid) is in the cache, is not being deleted, still names the document of
+// claim and holds that claim, and still admits the entry's namespace. An
+// add queued while its list moved to another document, lost the claim or
+// stopped selecting the namespace must not land where nothing records it.
+// It reads the cache only, so it is cheap enough for the list client to
+// ask before every write attempt.
+func (r *EntryReconciler) addAllowed(ref listRef, uid types.UID, claim string, entry *v1alpha1.ListEntry) bool {
 	ctx := context.Background()
 	l, err := getList(ctx, r.Client, ref)
-	if err != nil || l.GetUID() != uid || l.GetDeletionTimestamp() != nil {
+	if err != nil || l.GetUID() != uid || l.GetDeletionTimestamp() != nil || ClaimID(l) != claim {
 		return false
 	}
 	holder, err := holderOf(ctx, r.Client, l)
-	return err == nil && holder.GetUID() == uid
+	return err == nil && holder.GetUID() == uid && listAdmitter(ctx, r.Client, l)(entry)
 }
 
 // change hands the add or removal of the entry's ID to the list's client, or
@@ -522,7 +574,7 @@ func (r *EntryReconciler) change(s *entryScope, cl *etagclient.Client, claim str
 // submit hands the add or removal of the entry's ID to the list's client
 // (see change); check, when not nil, is asked before every write that
 // would carry it (etagclient.SubmitChecked).
-func (r *EntryReconciler) submit(s *entryScope, cl *etagclient.Client, claim string, add bool, check func() error) (etagclient.Result, bool, error) {
+func (r *EntryReconciler) submit(s *entryScope, cl *etagclient.Client, claim string, add bool, check func(*etagclient.CheckRound) error) (etagclient.Result, bool, error) {
 	entry := s.entry
 	name := client.ObjectKeyFromObject(entry)
 	release, ok := r.Owner.Acquire(s.bucket)
@@ -538,8 +590,8 @@ func (r *EntryReconciler) submit(s *entryScope, cl *etagclient.Client, claim str
 		// waited in the queue or in a backoff must not land after a Delete
 		// cleanup took the IDs off; once another list holds the claim,
 		// this entry's ID is no longer the list's to add.
-		ref, uid := s.ref, s.list.GetUID()
-		owns = func() bool { return r.addAllowed(ref, uid) }
+		ref, uid, placed, e := s.ref, s.list.GetUID(), ClaimID(s.list), entry.DeepCopy()
+		owns = func() bool { return r.addAllowed(ref, uid, placed, e) }
 	}
 	req := reconcile.Request{NamespacedName: name}
 	pending, err := cl.SubmitChecked(ch, owns, check, func() {
@@ -550,7 +602,11 @@ func (r *EntryReconciler) submit(s *entryScope, cl *etagclient.Client, claim str
 		release()
 		return etagclient.Result{}, true, err
 	}
-	r.flights.put(name, &flight{uid: entry.UID, add: add, id: entry.Spec.ID, key: claim, pending: pending})
+	fl := &flight{uid: entry.UID, add: add, id: entry.Spec.ID, key: claim, pending: pending}
+	if add {
+		fl.placed = &v1alpha1.ListPlacement{DocumentID: DocumentOf(s.list), Claim: ClaimID(s.list)}
+	}
+	r.flights.put(name, fl)
 	s.submitted = true
 	// Still in flight after the grace: queue the entry, so that its status
 	// says so. Done by then, the completion has queued it already.

@@ -6,15 +6,17 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 )
 
 // flight is a change an entry has submitted and not yet seen completed.
 type flight struct {
-	uid     types.UID // the entry that submitted it
-	add     bool      // add or remove
-	id      string    // the entry's ID
-	key     string    // the list client it went to
+	uid     types.UID               // the entry that submitted it
+	add     bool                    // add or remove
+	id      string                  // the entry's ID
+	key     string                  // the list client it went to
+	placed  *v1alpha1.ListPlacement // an add's: where it puts the ID (see placeAt)
 	pending *etagclient.Pending
 }
 
@@ -52,6 +54,18 @@ func (f *flights) take(name types.NamespacedName, uid types.UID, add bool, id, k
 	}
 	delete(f.m, name)
 	return res, true, true, err
+}
+
+// addOf returns the entry's add of id in flight or not yet taken, under
+// any key, or nil.
+func (f *flights) addOf(name types.NamespacedName, uid types.UID, id string) *flight {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fl, ok := f.m[name]
+	if !ok || !fl.add || fl.placed == nil || fl.uid != uid || fl.id != id {
+		return nil
+	}
+	return fl
 }
 
 func (f *flights) put(name types.NamespacedName, fl *flight) {

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/etagclient"
 )
 
 // Placements. An entry whose ID was added records where, in its status
@@ -197,18 +198,36 @@ func idSpellings(id string) []string {
 // heldCheck is the check a removal of self's ID from holder's claim is
 // submitted with (etagclient.SubmitChecked): asked again right before each
 // write that would carry it, it withdraws the removal (errHeld) once
-// another entry holds the ID.
-func (r *EntryReconciler) heldCheck(holder v1alpha1.List, spell func(string) string, id string, self types.UID) func() error {
-	return func() error {
+// another entry holds the ID. The removals of one batch share one read of
+// the holder's entries from the API server (entriesOfHolder), made after
+// each of them was queued: a mass deletion costs a read per write, not one
+// per ID.
+func (r *EntryReconciler) heldCheck(holder v1alpha1.List, spell func(string) string, id string, self types.UID) func(*etagclient.CheckRound) error {
+	ref := refOf(holder)
+	return func(round *etagclient.CheckRound) error {
 		ctx, cancel := context.WithTimeout(context.Background(), heldCheckTimeout)
 		defer cancel()
-		held, err := r.heldFresh(ctx, holder, spell, id, self)
+		v, err := round.Share(ref, func() (any, error) { return r.entriesOfHolder(ctx, ref) })
 		if err != nil {
 			return err
 		}
-		if held {
+		if holds(v.([]v1alpha1.ListEntry), ref, spellID(id, spell), spell, self, listAdmitter(ctx, r.Client, holder)) {
 			return errHeld
 		}
 		return nil
 	}
+}
+
+// entriesOfHolder reads every entry of the list ref from the API server,
+// whatever the spelling of its ID.
+func (r *EntryReconciler) entriesOfHolder(ctx context.Context, ref listRef) ([]v1alpha1.ListEntry, error) {
+	opts := []client.ListOption{client.MatchingFields{listRefField: ref.Name, listKindField: string(ref.Kind)}}
+	if ref.Kind == v1alpha1.ListKindExternalList {
+		opts = append(opts, client.InNamespace(ref.Namespace))
+	}
+	var list v1alpha1.ListEntryList
+	if err := r.APIReader.List(ctx, &list, opts...); err != nil {
+		return nil, fmt.Errorf("list the entries of %s: %w", ref, err)
+	}
+	return list.Items, nil
 }

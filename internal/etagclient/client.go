@@ -330,11 +330,12 @@ func (c *Client) SubmitFenced(ch Change, owns func() bool, notify func()) (*Pend
 // error the change is withdrawn and fails with that error. A
 // removal that must not land once another holder of its ID appeared is
 // such a change: the question is answered for each write, not only when
-// the change is queued. check runs on a goroutine of the client's (the
-// checks of one batch run side by side), holding up the batch while it
-// runs: it must be bounded (a deadline of its own), safe for concurrent
-// use, and must not call back into the Client.
-func (c *Client) SubmitChecked(ch Change, owns func() bool, check func() error, notify func()) (*Pending, error) {
+// the change is queued. The checks of one batch are asked together, in one
+// CheckRound, side by side, holding up the batch while they run: a check
+// must be bounded (a deadline of its own), safe for concurrent use, and
+// must not call back into the Client. Checks that read the same thing
+// share one read through the round (CheckRound.Share).
+func (c *Client) SubmitChecked(ch Change, owns func() bool, check func(*CheckRound) error, notify func()) (*Pending, error) {
 	if err := ch.Validate(); err != nil {
 		return nil, err
 	}

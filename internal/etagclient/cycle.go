@@ -357,10 +357,12 @@ func (c *Client) dropFenced(batch []*op) []*op {
 const maxParallelChecks = 8
 
 // dropUnwanted asks each change of batch that has a check whether it is
-// still wanted, up to maxParallelChecks at a time, fails those that are
-// not with the check's error, and returns the others in their order.
+// still wanted, up to maxParallelChecks at a time and all in one
+// CheckRound, fails those that are not with the check's error, and returns
+// the others in their order.
 func (c *Client) dropUnwanted(batch []*op) []*op {
 	errs := make([]error, len(batch))
+	round := &CheckRound{}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, maxParallelChecks)
 	for i, o := range batch {
@@ -372,7 +374,7 @@ func (c *Client) dropUnwanted(batch []*op) []*op {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			errs[i] = o.check()
+			errs[i] = o.check(round)
 		}()
 	}
 	wg.Wait()
@@ -385,6 +387,50 @@ func (c *Client) dropUnwanted(batch []*op) []*op {
 		rest = append(rest, o)
 	}
 	return rest
+}
+
+// A CheckRound is one asking of the checks of a batch (SubmitChecked),
+// right before the read that the batch's next write is computed from.
+// Every change of the batch was queued before the round began, so what one
+// of its checks reads in the round is as fresh for every other: Share lets
+// them read it once. A round lives as long as its checks run; nothing is
+// kept from one round to the next.
+type CheckRound struct {
+	mu     sync.Mutex
+	shared map[any]*sharedRead
+}
+
+// sharedRead is one read of a round, done or in flight.
+type sharedRead struct {
+	done chan struct{}
+	v    any
+	err  error
+}
+
+// Share returns what read returns, calling it once per key in the round:
+// the first check to ask for key reads, those that ask while it reads wait
+// for its answer, and those that ask later get it at once. A read that
+// fails fails every check that shares it. On a nil CheckRound, Share just
+// calls read.
+func (r *CheckRound) Share(key any, read func() (any, error)) (any, error) {
+	if r == nil {
+		return read()
+	}
+	r.mu.Lock()
+	if s, ok := r.shared[key]; ok {
+		r.mu.Unlock()
+		<-s.done
+		return s.v, s.err
+	}
+	if r.shared == nil {
+		r.shared = map[any]*sharedRead{}
+	}
+	s := &sharedRead{done: make(chan struct{})}
+	r.shared[key] = s
+	r.mu.Unlock()
+	defer close(s.done)
+	s.v, s.err = read()
+	return s.v, s.err
 }
 
 func anyRead(batch []*op) bool {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -382,7 +383,7 @@ func TestCheckedChangeIsAskedBeforeEachWrite(t *testing.T) {
 				return true
 			})
 			c, _ := ownedClient(t, srv.url(), etagclient.WithConflictPolicy(tinyPolicy(10)), noTransportRetries)
-			check := func() error {
+			check := func(*etagclient.CheckRound) error {
 				asked.Add(1)
 				if !ok.Load() {
 					return errUnwanted
@@ -420,5 +421,128 @@ func TestCheckedChangeIsAskedBeforeEachWrite(t *testing.T) {
 				t.Fatalf("stored %s, want x kept and b added", got)
 			}
 		})
+	}
+}
+
+// TestChecksOfABatchShareOneRead: the checks of the changes that ride in
+// one batch are asked in one CheckRound, and those that share a read
+// through it read once; the next batch's checks read again.
+func TestChecksOfABatchShareOneRead(t *testing.T) {
+	const n = 20
+	firstGet := make(chan struct{})
+	release := make(chan struct{})
+	var gets atomic.Int32
+	srv := startListServer(t, `["a"]`, func(s *listServer, w http.ResponseWriter, r *http.Request, nth int) bool {
+		if r.Method == http.MethodGet && gets.Add(1) == 1 {
+			close(firstGet)
+			<-release
+		}
+		return false
+	})
+	c, _ := ownedClient(t, srv.url(), noTransportRetries)
+	var mu sync.Mutex
+	perRound := map[*etagclient.CheckRound]int{}
+	reads := map[*etagclient.CheckRound]int{}
+	check := func(round *etagclient.CheckRound) error {
+		v, err := round.Share("holders", func() (any, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			reads[round]++
+			return round, nil
+		})
+		if err != nil {
+			return err
+		}
+		if v.(*etagclient.CheckRound) != round {
+			return fmt.Errorf("a check got the read of another round")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		perRound[round]++
+		return nil
+	}
+	// The first removal's batch holds the client in its read until the
+	// others are queued: they ride in the next batch together.
+	first, err := c.SubmitChecked(etagclient.Change{Remove: []string{"id-0"}}, nil, check, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-firstGet
+	var rest []*etagclient.Pending
+	for i := 1; i < n; i++ {
+		p, err := c.SubmitChecked(etagclient.Change{Remove: []string{fmt.Sprintf("id-%d", i)}}, nil, check, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rest = append(rest, p)
+	}
+	close(release)
+	for i, p := range append([]*etagclient.Pending{first}, rest...) {
+		if _, err := waitDone(t, fmt.Sprintf("removal %d", i), p); err != nil {
+			t.Fatalf("removal %d: %v", i, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	checks, most := 0, 0
+	for round, k := range perRound {
+		checks += k
+		most = max(most, k)
+		if reads[round] != 1 {
+			t.Errorf("a round of %d checks read %d times, want once", k, reads[round])
+		}
+	}
+	if checks < n {
+		t.Errorf("%d checks were asked for %d changes, want one at least for each", checks, n)
+	}
+	if most < n-1 {
+		t.Errorf("the largest round asked %d checks, want the %d changes queued behind the first together (rounds: %v)", most, n-1, perRound)
+	}
+}
+
+// TestCheckRoundShare: Share reads once per key, whoever asks and when,
+// gives a failed read's error to every asker, and on a nil round reads
+// every time.
+func TestCheckRoundShare(t *testing.T) {
+	round := &etagclient.CheckRound{}
+	var reads atomic.Int32
+	gate := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Go(func() {
+			v, err := round.Share("k", func() (any, error) {
+				reads.Add(1)
+				<-gate
+				return 42, nil
+			})
+			if err != nil || v.(int) != 42 {
+				t.Errorf("Share = %v, %v, want 42", v, err)
+			}
+		})
+	}
+	time.Sleep(10 * time.Millisecond)
+	close(gate)
+	wg.Wait()
+	if v, _ := round.Share("k", func() (any, error) { reads.Add(1); return 0, nil }); v.(int) != 42 {
+		t.Errorf("a later Share read again: %v", v)
+	}
+	if n := reads.Load(); n != 1 {
+		t.Errorf("10 concurrent Shares and a later one read %d times, want once", n)
+	}
+	boom := errors.New("boom")
+	if _, err := round.Share("other", func() (any, error) { return nil, boom }); !errors.Is(err, boom) {
+		t.Errorf("err = %v, want the read's", err)
+	}
+	if _, err := round.Share("other", func() (any, error) { return 1, nil }); !errors.Is(err, boom) {
+		t.Errorf("err = %v, want the shared read's error", err)
+	}
+	var none *etagclient.CheckRound
+	for range 2 {
+		if _, err := none.Share("k", func() (any, error) { reads.Add(1); return 1, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := reads.Load(); n != 3 {
+		t.Errorf("a nil round read %d times in 2 Shares, want 2", n-1)
 	}
 }

@@ -12,11 +12,11 @@ type op struct {
 	change    Change
 	read      bool // a Read: revalidate the document before completing
 	notify    func()
-	owns      func() bool  // nil: the change is never fenced
-	check     func() error // nil: the change is always wanted (see SubmitChecked)
-	submitted time.Time    // by the Client's clock; the change's budget counts from here
-	attempts  int          // PUTs that carried the change
-	spelled   bool         // change is in the backend's spelling (see spellItems)
+	owns      func() bool             // nil: the change is never fenced
+	check     func(*CheckRound) error // nil: the change is always wanted (see SubmitChecked)
+	submitted time.Time               // by the Client's clock; the change's budget counts from here
+	attempts  int                     // PUTs that carried the change
+	spelled   bool                    // change is in the backend's spelling (see spellItems)
 	done      chan struct{}
 	res       Result
 	snap      Snapshot
@@ -48,7 +48,7 @@ func (c *Client) finish(o *op, out outcome) {
 	}
 }
 
-func (c *Client) submit(ch Change, read bool, notify func(), owns func() bool, check func() error) *op {
+func (c *Client) submit(ch Change, read bool, notify func(), owns func() bool, check func(*CheckRound) error) *op {
 	o := &op{change: ch, read: read, notify: notify, owns: owns, check: check, submitted: c.clock.Now(), done: make(chan struct{})}
 	c.mu.Lock()
 	defer c.mu.Unlock()
