@@ -195,23 +195,36 @@ func idSpellings(id string) []string {
 	return out
 }
 
-// heldCheck is the check a removal of self's ID from holder's claim is
-// submitted with (etagclient.SubmitChecked): asked again right before each
-// write that would carry it, it withdraws the removal (errHeld) once
-// another entry holds the ID. The removals of one batch share one read of
-// the holder's entries from the API server (entriesOfHolder), made after
-// each of them was queued: a mass deletion costs a read per write, not one
-// per ID.
+// heldCheck is the check a removal of self's ID from the claim of list
+// holder is submitted with (etagclient.SubmitChecked): asked again right
+// before each write that would carry it, it withdraws the removal
+// (errHeld) once another entry holds the ID. Who holds the claim is asked
+// again too: an entry of a list that has lost the claim since (another
+// list took it) is not admitted and holds nothing, while an entry of the
+// list that took it does. The removals of one batch share one read of the
+// holder's entries from the API server (entriesOfHolder), made after each
+// of them was queued: a mass deletion costs a read per write, not one per
+// ID.
 func (r *EntryReconciler) heldCheck(holder v1alpha1.List, spell func(string) string, id string, self types.UID) func(*etagclient.CheckRound) error {
-	ref := refOf(holder)
+	claim := ClaimID(holder)
 	return func(round *etagclient.CheckRound) error {
 		ctx, cancel := context.WithTimeout(context.Background(), heldCheckTimeout)
 		defer cancel()
+		now, err := claimHolder(ctx, r.Client, claim)
+		if err != nil {
+			return err
+		}
+		if now == nil {
+			// No list holds the claim any more: its client is fenced,
+			// and nothing holds the ID.
+			return nil
+		}
+		ref := refOf(now)
 		v, err := round.Share(ref, func() (any, error) { return r.entriesOfHolder(ctx, ref) })
 		if err != nil {
 			return err
 		}
-		if holds(v.([]v1alpha1.ListEntry), ref, spellID(id, spell), spell, self, listAdmitter(ctx, r.Client, holder)) {
+		if holds(v.([]v1alpha1.ListEntry), ref, spellID(id, spell), spell, self, listAdmitter(ctx, r.Client, now)) {
 			return errHeld
 		}
 		return nil
