@@ -321,14 +321,22 @@ func (c *churn) going(end time.Time) bool {
 // time endAt sets) and pausing up to pause between two, and returns the
 // first error.
 func (c *churn) run(ctx context.Context, seed uint64, workers int, pause time.Duration, end time.Time) error {
+	return runWorkers(ctx, seed, workers, pause, func() bool { return c.going(end) }, c.step)
+}
+
+// runWorkers runs workers goroutines, each with its own random source
+// seeded from seed, that call step and then pause a random time up to
+// pause, while going reports true; the first error stops them all and is
+// returned.
+func runWorkers(ctx context.Context, seed uint64, workers int, pause time.Duration, going func() bool, step func(context.Context, *rand.Rand) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var wg sync.WaitGroup
 	for w := range workers {
 		rng := rand.New(rand.NewPCG(seed, uint64(w)))
 		wg.Go(func() {
-			for c.going(end) && ctx.Err() == nil {
-				if err := c.step(ctx, rng); err != nil {
+			for going() && ctx.Err() == nil {
+				if err := step(ctx, rng); err != nil {
 					cancel(err)
 					return
 				}

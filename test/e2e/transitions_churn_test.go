@@ -598,26 +598,7 @@ type tcChurn struct {
 
 // run runs tchurnWorkers workers until end and returns the first error.
 func (ch *tcChurn) run(ctx context.Context, seed uint64, end time.Time) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var wg sync.WaitGroup
-	for w := range tchurnWorkers {
-		rng := rand.New(rand.NewPCG(seed, uint64(w)))
-		wg.Go(func() {
-			for time.Now().Before(end) && ctx.Err() == nil {
-				if err := ch.step(ctx, rng); err != nil {
-					cancel(err)
-					return
-				}
-				select {
-				case <-time.After(time.Duration(rng.Int64N(int64(tchurnPause)))):
-				case <-ctx.Done():
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return context.Cause(ctx)
+	return runWorkers(ctx, seed, tchurnWorkers, tchurnPause, func() bool { return time.Now().Before(end) }, ch.step)
 }
 
 // step toggles a random holder (creates it, or, one time in two, deletes

@@ -416,22 +416,8 @@ func (e *env) createLabelledNamespace(ctx context.Context, ns, value string) {
 // removes it when value is "".
 func (e *env) labelNamespace(ctx context.Context, ns, value string) {
 	e.t.Helper()
-	c := suite.cluster.Client
-	var obj corev1.Namespace
-	if err := c.Get(ctx, client.ObjectKey{Name: ns}, &obj); err != nil {
+	if err := setNamespaceLabel(ctx, ns, value); err != nil {
 		e.t.Fatal(err)
-	}
-	patch := client.MergeFrom(obj.DeepCopy())
-	if value == "" {
-		delete(obj.Labels, transitionsLabel)
-	} else {
-		if obj.Labels == nil {
-			obj.Labels = map[string]string{}
-		}
-		obj.Labels[transitionsLabel] = value
-	}
-	if err := c.Patch(ctx, &obj, patch); err != nil {
-		e.t.Fatalf("label namespace %s: %v", ns, err)
 	}
 }
 
