@@ -163,7 +163,7 @@ func (r *EntryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 // earlierAdd settles an add of the entry's ID that this replica submitted
 // before and that the entry will not wait for as it is: one under a claim
 // its list no longer holds or names, or made before the entry stopped
-// being admitted or was deleted. Such an add may land (a write in flight
+// being admitted. Such an add may land (a write in flight
 // when the list moved), and must then be recorded like any other, so that
 // the ID comes off again: while it is in flight the entry waits for it
 // (waiting; its completion queues the entry), and once it landed its claim
@@ -173,16 +173,20 @@ func (r *EntryReconciler) earlierAdd(ctx context.Context, s *entryScope, admitte
 	entry := s.entry
 	name := client.ObjectKeyFromObject(entry)
 	fl := r.flights.addOf(name, entry.UID, entry.Spec.ID)
-	if fl == nil || (admitted && entry.DeletionTimestamp.IsZero() && fl.placed.Claim == ClaimID(s.list)) {
+	// An admitted entry's add under its list's claim is the reconcile's
+	// own: a live entry waits for it (ensureAdded), and a deleting one
+	// queues its removal behind it on the same client (reconcileDelete).
+	if fl == nil || (admitted && fl.placed.Claim == ClaimID(s.list)) {
 		return false, false, nil
 	}
-	_, err = fl.pending.Result()
-	if errors.Is(err, etagclient.ErrNotDone) {
+	_, addErr := fl.pending.Result()
+	if errors.Is(addErr, etagclient.ErrNotDone) {
 		return true, false, nil
 	}
 	r.flights.forget(name)
-	if err != nil {
-		return false, false, nil // it did not land
+	if landed := addErr == nil; !landed {
+		// It failed, or was fenced: nothing of it is on a list.
+		return false, false, nil
 	}
 	switch placed := placementOf(entry); {
 	case placed == fl.placed.Claim:

@@ -88,7 +88,8 @@ const (
 // created again under its name at once. From the scale-down on, the odd
 // IDs only lose holders, and at the end the rest of their holders are
 // deleted at once. Every list resyncs every 10 s, so drift corrections
-// decide from the cache beside the churn. When the operator is at rest each list must hold
+// decide from the cache beside the churn. The churn runs without the
+// finalizer policy, so that the operator patches each finalizer on. When the operator is at rest each list must hold
 // exactly the bystanders and every ID that has a live holder, no entry may
 // be Terminating or unsynced, and no version of any list may have held an
 // ID without a holder or lacked a Synced holder's ID.
@@ -99,6 +100,13 @@ func TestChurnWhileScaling(t *testing.T) {
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), churnTimeout)
 	defer cancel()
+	// The flash holders test the window between an entry's creation and
+	// the finalizer's patch, which exists only without the finalizer
+	// policy (TestChurnThroughTransitions churns with it).
+	if err := harness.EnsureNamespace(ctx, suite.cluster.Client, "churn"); err != nil {
+		t.Fatal(err)
+	}
+	withoutFinalizerPolicy(ctx, t, "churn")
 	e := newEnv(ctx, t, envOptions{namespace: "churn", replicas: churnReplicas, bystanders: churnBystanders,
 		latency: time.Millisecond, documents: churnDocs, resync: churnResync})
 	seed := uint64(time.Now().UnixNano())

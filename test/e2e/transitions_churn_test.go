@@ -568,12 +568,13 @@ func holdersOf(entries []v1alpha1.ListEntry, id string) string {
 func (w *tcWorld) awaitAtRest(ctx context.Context) (at time.Time, why string, ok bool) {
 	var lastErr error
 	err := harness.Poll(ctx, w.e.sup, tchurnConverge, pollInterval, func(ctx context.Context) (bool, error) {
-		done, what, err := w.atRest(ctx)
-		if err != nil {
-			lastErr = err // keep the last complete look
-			return false, nil
+		done, what, lookErr := w.atRest(ctx)
+		if lookErr != nil {
+			lastErr = lookErr     // keep the last complete look
+			return false, lookErr // not fatal: Poll tries again
 		}
-		why, at, lastErr = what, time.Now(), nil
+		lastErr = nil
+		why, at = what, time.Now()
 		return done, nil
 	})
 	if err != nil {
