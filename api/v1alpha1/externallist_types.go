@@ -279,6 +279,13 @@ type ExternalListStatus struct {
 	// +optional
 	LastSyncTime *metav1.Time `json:"lastSyncTime,omitempty"`
 
+	// lastSyncDocumentID is the documentID that lastSyncTime is for. A list
+	// whose document changed has not synced the new one: in Exclusive mode
+	// its first sync of a document counts the foreign IDs, never names or
+	// removes them, and a later resync removes them.
+	// +optional
+	LastSyncDocumentID string `json:"lastSyncDocumentID,omitempty"`
+
 	// lastHandledReconcileAt is the value of the
 	// listkeeper.dev/reconcile-requested-at annotation that the operator
 	// last acted on.
@@ -297,6 +304,17 @@ type ExternalListStatus struct {
 	// DocumentInUse.
 	// +optional
 	DocumentID string `json:"documentID,omitempty"`
+
+	// earnedClaim is the claim (a hash of documentID and the items pointer
+	// or role) whose document this list last read successfully with its
+	// own credentials and configuration. A list takes part in the claim on
+	// its document only while earnedClaim is that claim: a list that
+	// cannot read the document (no credentials, or the wrong ones) never
+	// keeps one that can from writing it. It is cleared when a read shows
+	// the list cannot read the document any more (Unauthorized,
+	// ListNotFound, a configuration error); a transient failure keeps it.
+	// +optional
+	EarnedClaim string `json:"earnedClaim,omitempty"`
 
 	// vanishedEntries are entries of this list that the API server removed
 	// while they still carried the cleanup finalizer: on a cluster that

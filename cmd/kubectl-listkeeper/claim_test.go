@@ -69,7 +69,7 @@ func TestDecideClaim(t *testing.T) {
 		{name: "older list in the namespace", l: self, others: []v1alpha1.List{xl("team-a", "other", "z", sameDoc, 5)},
 			want: claimView{Known: true, Holder: `ExternalList "other"`}},
 		{name: "older list in another namespace", l: self, others: []v1alpha1.List{xl("team-b", "other", "z", url, 5)},
-			want: claimView{Known: true, Holder: "a list in another namespace"}},
+			want: claimView{Known: true, Holder: "another list"}},
 		{name: "same age, lower UID", l: self, others: []v1alpha1.List{xl("team-a", "twin", "a", url, 10)},
 			want: claimView{Known: true, Holder: `ExternalList "twin"`}},
 		{name: "same age, higher UID", l: self, others: []v1alpha1.List{xl("team-a", "twin", "z", url, 10)},

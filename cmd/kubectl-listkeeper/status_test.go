@@ -209,7 +209,7 @@ func TestStatusNotHolder(t *testing.T) {
 		Spec:       v1alpha1.ExternalListSpec{URL: url},
 	})
 	afterCreation(holder)
-	msg := "the document and items pointer this list names are claimed by a list in another namespace: only the claim's holder writes the document; delete one of the lists, or point this one at another document"
+	msg := "the document and items pointer this list names are claimed by another list: only the claim's holder writes the document; delete one of the lists, or point this one at another document"
 	createList(t, &v1alpha1.ExternalList{
 		ObjectMeta: metav1.ObjectMeta{Namespace: nsB, Name: "copy"},
 		Spec:       v1alpha1.ExternalListSpec{URL: url + "?sig=abc"},
@@ -225,7 +225,7 @@ func TestStatusNotHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"Claim:        does not hold the claim on its document: a list in another namespace does\n",
+		"Claim:        does not hold the claim on its document: another list does\n",
 		"Last error:   DocumentInUse: " + msg + "\n",
 		"Owner:        unknown, bucket ",
 		"no member Lease in namespace " + q.Namespace + ": is the operator in another namespace (--operator-namespace)?",

@@ -13,11 +13,26 @@ import (
 
 // Claims. Of all the lists (ExternalLists and ClusterExternalLists) that
 // name one document and items pointer (ClaimKey), exactly one holds the
-// claim: a ClusterExternalList before any ExternalList, then the oldest
-// (creation time, then UID). Only the holder writes the document, and only
-// its entries count as holders of their IDs; every other list is
-// Ready=False with reason DocumentInUse. When the holder goes, the next in
-// that order takes the claim.
+// claim, and only the holder writes the document; only its entries count
+// as holders of their IDs, and every other list is Ready=False with reason
+// DocumentInUse. A claim is earned: a list takes part in it only once it
+// has read the document with its own credentials (status.earnedClaim, see
+// hasStanding), so a list that cannot read the document, a squatter with
+// no credentials or a list whose Secret is wrong, never keeps one that can
+// from writing it. Among the lists that have earned it, a
+// ClusterExternalList comes before any ExternalList, then the oldest
+// (creation time, then UID). While none has earned it, that order holds
+// among all of them: the first of them tries to read, and any other list
+// that reads the document successfully takes the claim. When the holder
+// goes, or loses its standing, the next in that order takes the claim.
+
+// hasStanding reports whether l has earned a place in the claim on the
+// document it names now: its last read of that document, with its own
+// credentials, succeeded.
+func hasStanding(l v1alpha1.List) bool {
+	earned := l.ListStatus().EarnedClaim
+	return earned != "" && earned == ClaimID(l)
+}
 
 // claimsBefore reports whether a comes before b in the claim order.
 func claimsBefore(a, b v1alpha1.List) bool {
@@ -33,10 +48,15 @@ func claimsBefore(a, b v1alpha1.List) bool {
 }
 
 // ClaimHolder returns, of the lists that name one claim, the one that
-// holds it; nil when there are none.
+// holds it: the first in the claim order of those that have earned it
+// (hasStanding), or of all of them while none has; nil when there are
+// none.
 func ClaimHolder(lists []v1alpha1.List) v1alpha1.List {
 	if len(lists) == 0 {
 		return nil
+	}
+	if earned := slices.DeleteFunc(slices.Clone(lists), func(l v1alpha1.List) bool { return !hasStanding(l) }); len(earned) > 0 {
+		lists = earned
 	}
 	return slices.MinFunc(lists, func(a, b v1alpha1.List) int {
 		switch {
@@ -85,8 +105,8 @@ func inUseMessage(holder v1alpha1.List, namespace string) string {
 
 // HolderName names the holder of a claim as a user of namespace may see it
 // ("" for a cluster administrator, who sees every list): by name only when
-// it is in the same namespace ("a list in another namespace" otherwise),
-// never where the document is.
+// it is in the same namespace, never where it is otherwise, nor where the
+// document is.
 func HolderName(holder v1alpha1.List, namespace string) string {
 	switch {
 	case namespace == "":
@@ -100,5 +120,5 @@ func HolderName(holder v1alpha1.List, namespace string) string {
 	case holder.GetNamespace() == namespace:
 		return fmt.Sprintf("ExternalList %q", holder.GetName())
 	}
-	return "a list in another namespace"
+	return "another list"
 }

@@ -330,8 +330,12 @@ func (r *EntryReconciler) admitted(ctx context.Context, s *entryScope) (reason, 
 		return "", "", false, err
 	}
 	if holder.GetUID() != s.list.GetUID() {
-		return v1alpha1.ReasonDocumentInUse, fmt.Sprintf("%s does not hold the claim on its document: %s",
-			s.ref, inUseMessage(holder, s.entry.Namespace)), false, nil
+		why := fmt.Sprintf("%s does not hold the claim on its document: %s", s.ref, inUseMessage(holder, s.entry.Namespace))
+		if !hasStanding(s.list) {
+			why = fmt.Sprintf("%s has not read its document with its own credentials (see its Ready condition), "+
+				"and another list that has holds the claim on it", s.ref)
+		}
+		return v1alpha1.ReasonDocumentInUse, why, false, nil
 	}
 	return "", "", true, nil
 }

@@ -62,6 +62,22 @@ func reasonFor(err error) string {
 // Stalled, which kstatus reads as Failed. Any other reason
 // (ListUnreachable, ConflictRetriesExhausted) is transient: the operator
 // retries, and reports Reconciling.
+// losesStanding reports whether a list whose reconcile failed for reason
+// has shown it cannot read its document (with its credentials, its
+// configuration, or at its items pointer), and so loses its place in the
+// claim on it (see hasStanding). A failure that may pass by itself
+// (ListUnreachable, a write's ConflictRetriesExhausted or Rejected) keeps
+// it: a server's bad minute must not move a claim.
+func losesStanding(reason string) bool {
+	switch reason {
+	case v1alpha1.ReasonUnauthorized, v1alpha1.ReasonListNotFound, v1alpha1.ReasonInvalidDocument,
+		v1alpha1.ReasonUnsafeServer, v1alpha1.ReasonInvalidSpec, v1alpha1.ReasonSecretNotFound,
+		v1alpha1.ReasonHostNotAllowed, v1alpha1.ReasonInsecureTransport, v1alpha1.ReasonAmbientCredentialsNotAllowed:
+		return true
+	}
+	return false
+}
+
 func needsUser(reason string) bool {
 	switch reason {
 	case v1alpha1.ReasonInvalidSpec, v1alpha1.ReasonSecretNotFound, v1alpha1.ReasonHostNotAllowed,

@@ -62,15 +62,16 @@ func namedIDs(ids []string) string {
 }
 
 // driftMessage is the note of a DriftCorrected event: how many IDs were
-// added and removed, naming them (bounded by namedIDs); the removed ones,
-// foreign to the list, only counted on first sight of its document.
-func driftMessage(added, removed []string, firstSight bool) string {
+// added and removed, naming them (bounded by namedIDs). Foreign IDs are
+// removed only from a document the list synced before (see firstSight),
+// whose items it may name.
+func driftMessage(added, removed []string) string {
 	msg := fmt.Sprintf("drift corrected: added %d IDs", len(added))
 	if len(added) > 0 {
 		msg += " (" + namedIDs(added) + ")"
 	}
 	msg += fmt.Sprintf(", removed %d", len(removed))
-	if len(removed) > 0 && !firstSight {
+	if len(removed) > 0 {
 		msg += " (" + namedIDs(removed) + ")"
 	}
 	return msg

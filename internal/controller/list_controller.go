@@ -146,6 +146,11 @@ func (r *ListReconciler) claim(ctx context.Context, s *listScope) (res ctrl.Resu
 		res, err := requeueOnConflict(r.patchStatus(ctx, s))
 		return res, true, err
 	}
+	if !hasStanding(s.list) && s.list.GetDeletionTimestamp() == nil {
+		if res, done, err := r.earn(ctx, s); done {
+			return res, true, err
+		}
+	}
 	holder, err := holderOf(ctx, r.Client, s.list)
 	if err != nil {
 		return ctrl.Result{}, true, err
@@ -207,6 +212,38 @@ func (r *ListReconciler) publishDocument(s *listScope) (moved bool) {
 	// The claim this replica held for the old document is left to the
 	// new one's owner.
 	return true
+}
+
+// earn reads the document of a list that has not earned its place in the
+// claim on it (see hasStanding), with a client of the list's own
+// configuration (ListClients.Probe), and records the claim in
+// status.earnedClaim when the read succeeds: the document was read and is
+// well-formed, or does not exist and the list may create it. The reconcile
+// ends there, and the list acts on its standing in the next. A read that
+// fails ends the reconcile with the reason on the list (Unauthorized,
+// ListNotFound, ...), never DocumentInUse: a list that cannot read the
+// document has no part in its claim, and keeps no list that can from
+// writing it.
+func (r *ListReconciler) earn(ctx context.Context, s *listScope) (ctrl.Result, bool, error) {
+	snap, err := r.Lists.Probe(ctx, s.cfg)
+	if err == nil && !snap.Exists && !s.list.ListSpec().CreateIfMissing {
+		err = fmt.Errorf("GET %s: %w (set spec.createIfMissing to create it)", s.cfg.shownURL, etagclient.ErrNotFound)
+	}
+	if err != nil {
+		s.list.ListStatus().RedactedURL = s.cfg.shownURL
+		res, err := r.sync(ctx, s, err)
+		return res, true, err
+	}
+	// The standing is recorded before the list acts on it: the fence of
+	// every queued add (addAllowed) decides who holds the claim from the
+	// same cache, so the list must not write as the holder while the
+	// cache still shows another list holding it.
+	s.list.ListStatus().EarnedClaim = ClaimID(s.list)
+	if err := r.patchStatus(ctx, s); err != nil {
+		res, err := requeueOnConflict(err)
+		return res, true, err
+	}
+	return ctrl.Result{RequeueAfter: conflictRequeue}, true, nil
 }
 
 // notHolder handles a list that does not hold the claim on its document:
@@ -322,24 +359,16 @@ func (s *listScope) report(snap etagclient.Snapshot, live []string) {
 	}
 }
 
-// firstSight reports whether this is the first resync of the list's
-// document: the list never synced, or it synced another document. What a
-// document holds is not published before the list was Ready on it once
-// (an Exclusive list pointed at an internal endpoint would otherwise
-// publish that endpoint's items in its events), so foreign IDs are then
-// counted, not named.
+// firstSight reports whether this resync is the list's first of its
+// document: the list never synced, or its last sync was of another
+// document (status.lastSyncDocumentID). What a document holds is not
+// published, and nothing foreign is removed from it, before the list
+// synced it once: an Exclusive list pointed at an internal endpoint, or
+// moved to another team's document, would otherwise empty it and name its
+// items in its events. Foreign IDs are then only counted.
 func (s *listScope) firstSight() bool {
 	before := s.before.ListStatus()
-	return before.LastSyncTime == nil || (s.cfg != nil && before.DocumentID != s.cfg.document)
-}
-
-// shownIDs names foreign IDs for a message, or only counts them on first
-// sight of the document (see firstSight).
-func (s *listScope) shownIDs(ids []string) string {
-	if s.firstSight() {
-		return "not named: the list has not synced this document before"
-	}
-	return namedIDs(ids)
+	return before.LastSyncTime == nil || s.cfg == nil || before.LastSyncDocumentID != s.cfg.document
 }
 
 // resyncDue reports whether drift must be corrected now (see resyncDue),
@@ -362,7 +391,20 @@ func (r *ListReconciler) resyncDue(s *listScope) bool {
 // driftChange). An ID another writer adds while the write is retried is
 // left alone; it is foreign at the next resync, and reported then.
 func (r *ListReconciler) correctDrift(ctx context.Context, s *listScope) error {
-	ch, drift := driftChange(s.list.ListSpec().EffectiveMode(), s.snap.Items, s.promised, s.live)
+	mode := s.list.ListSpec().EffectiveMode()
+	first := s.firstSight()
+	if first && mode == v1alpha1.ListModeExclusive {
+		// Nothing foreign goes on first sight: it is counted (the status'
+		// foreignItemCount) and removed by a later resync.
+		mode = v1alpha1.ListModeAdditive
+		if n := len(foreignIDs(s.snap.Items, s.live)); n > 0 {
+			r.Recorder.Eventf(s.list, nil, corev1.EventTypeNormal, v1alpha1.ReasonProgressing, "Resync",
+				"the document holds %d foreign IDs (not named: the list has not synced this document before); "+
+					"mode is Exclusive, so the next resync removes them (in %s, or at once with the %s annotation)",
+				n, s.list.ListSpec().ResyncPeriod(), v1alpha1.ReconcileRequestedAtAnnotation)
+		}
+	}
+	ch, drift := driftChange(mode, s.snap.Items, s.promised, s.live)
 	if drift {
 		if err := r.announceRemoval(ctx, s, ch); err != nil {
 			return err
@@ -380,12 +422,13 @@ func (r *ListReconciler) correctDrift(ctx context.Context, s *listScope) error {
 		}
 		s.report(snap, held)
 		r.Recorder.Eventf(s.list, nil, corev1.EventTypeNormal, v1alpha1.ReasonDriftCorrected, "Resync",
-			"%s", driftMessage(missing(ch.Add, undone.Remove), missing(ch.Remove, undone.Add), s.firstSight()))
+			"%s", driftMessage(missing(ch.Add, undone.Remove), missing(ch.Remove, undone.Add)))
 	}
 	r.verify.Delete(s.ref)
 	now := metav1.NewTime(r.now())
 	st := s.list.ListStatus()
 	st.LastSyncTime = &now
+	st.LastSyncDocumentID = s.cfg.document
 	st.LastHandledReconcileAt = requestedAt(s.list)
 	return nil
 }
@@ -398,7 +441,7 @@ func (r *ListReconciler) announceRemoval(ctx context.Context, s *listScope, ch e
 	if len(ch.Remove) == 0 {
 		return nil
 	}
-	msg := fmt.Sprintf("removing %d foreign IDs (%s): mode is Exclusive", len(ch.Remove), s.shownIDs(ch.Remove))
+	msg := fmt.Sprintf("removing %d foreign IDs (%s): mode is Exclusive", len(ch.Remove), namedIDs(ch.Remove))
 	if stay := len(missing(foreignIDs(s.snap.Items, s.live), ch.Remove)); stay > 0 {
 		msg += fmt.Sprintf("; %d foreign items stay: an empty ID, or one longer than %d characters, cannot be removed by name",
 			stay, etagclient.MaxIDLength)
@@ -464,6 +507,9 @@ func (r *ListReconciler) kind() v1alpha1.ListKind {
 // needsUser) and as a Warning event with the same reason.
 func (r *ListReconciler) fail(s *listScope, err error) {
 	reason := reasonFor(err)
+	if losesStanding(reason) {
+		s.list.ListStatus().EarnedClaim = ""
+	}
 	s.conditions().failed(reason, err.Error())
 	r.Recorder.Eventf(s.list, nil, corev1.EventTypeWarning, reason, "Check", "%s", err.Error())
 }

@@ -77,6 +77,24 @@ func (r *ListClients) Client(cfg *listConfig, holder listRef) (*etagclient.Clien
 	return cc.client, nil
 }
 
+// Probe reads the document of cfg with a client of its own, made for this
+// one read and closed after it: cfg's configuration (URL, headers,
+// credentials) is used for nothing else. A list that has not earned its
+// place in a claim (see hasStanding) proves with it that it can read the
+// document; the claim's client carries the holder's configuration, and
+// must neither lend it to another list nor take that list's on.
+func (r *ListClients) Probe(ctx context.Context, cfg *listConfig) (etagclient.Snapshot, error) {
+	opts := make([]etagclient.Option, 0, len(r.Options)+len(cfg.opts))
+	opts = append(opts, r.Options...)
+	opts = append(opts, cfg.opts...)
+	c, err := etagclient.New(cfg.rawURL, opts...)
+	if err != nil {
+		return etagclient.Snapshot{}, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: err.Error()}
+	}
+	defer c.Close()
+	return c.Read(ctx)
+}
+
 // options are every option of the client of cfg's claim: the shared ones,
 // the list's, its fence and its audit.
 func (r *ListClients) options(cfg *listConfig) []etagclient.Option {

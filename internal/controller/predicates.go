@@ -87,7 +87,7 @@ func listChanged() predicate.Predicate {
 			}
 			if oldList.GetGeneration() != newList.GetGeneration() ||
 				(oldList.GetDeletionTimestamp() == nil) != (newList.GetDeletionTimestamp() == nil) ||
-				DocumentOf(oldList) != DocumentOf(newList) ||
+				DocumentOf(oldList) != DocumentOf(newList) || hasStanding(oldList) != hasStanding(newList) ||
 				!equality.Semantic.DeepEqual(oldList.ListStatus().VanishedEntries, newList.ListStatus().VanishedEntries) {
 				return true
 			}
@@ -139,13 +139,14 @@ func documentPublished() predicate.Predicate {
 }
 
 // claimantsChanged passes the list events that can change who holds a
-// claim: creates, deletes, and updates that change the list's claim.
+// claim: creates, deletes, and updates that change the list's claim or
+// its standing in it (see hasStanding).
 func claimantsChanged() predicate.Predicate {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			o, ok1 := e.ObjectOld.(v1alpha1.List)
 			n, ok2 := e.ObjectNew.(v1alpha1.List)
-			return ok1 && ok2 && ClaimKey(o) != ClaimKey(n)
+			return ok1 && ok2 && (ClaimKey(o) != ClaimKey(n) || hasStanding(o) != hasStanding(n))
 		},
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	}
