@@ -64,9 +64,7 @@ func (t *iamTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if a, ok := req.Context().Value(answerKey{}).(*answer); ok {
 		a.status.Store(int32(resp.StatusCode))
 	}
-	if t.maxBody > 0 {
-		resp.Body = &limitedBody{ReadCloser: resp.Body, left: t.maxBody, err: errPolicyTooLarge}
-	}
+	readAnswer(resp, t.maxBody, errPolicyTooLarge, nil)
 	return resp, nil
 }
 
