@@ -32,10 +32,11 @@ const (
 	ReadCostFactor = 3
 	// SDKReadCostFactor is the memory one byte of an answer costs a
 	// backend whose provider's SDK decodes the whole answer into generic
-	// values and then into its types: AWS WAF's GetIPSet measured about 10
-	// (+73-86 MiB for an 8 MiB answer) and 20 for short addresses (760 KiB
-	// decoded in 15.8 MB). Such a backend says so with ReadCoster.
-	SDKReadCostFactor = 20
+	// values and then into its types: one 8 MiB GetIPSet answer raised the
+	// live heap by 73-86 MiB (about 10 bytes a byte; the allocations add
+	// up to about 20, but not all are live at once). Such a backend says
+	// so with ReadCoster.
+	SDKReadCostFactor = 10
 )
 
 // ReadCoster is implemented by a backend whose reads cost more memory per

@@ -333,6 +333,10 @@ func (b *iamBackend) storedDocument(members []string) *etagclient.Document {
 	return doc
 }
 
+// ReadCost implements etagclient.ReadCoster: the Google API client
+// decodes a whole policy into its types.
+func (b *iamBackend) ReadCost() int64 { return etagclient.SDKReadCostFactor }
+
 // Close implements etagclient.Backend. The services hold nothing of their
 // own: the engine closes the connections of the client it lent.
 func (b *iamBackend) Close() {}

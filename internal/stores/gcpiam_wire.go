@@ -184,6 +184,9 @@ func failure(op string, err error, ans *answer) error {
 	if errors.Is(err, errPolicyTooLarge) {
 		return fmt.Errorf("%s: %w", op, errPolicyTooLarge)
 	}
+	if errors.Is(err, etagclient.ErrMemoryBudget) {
+		return fmt.Errorf("%s: %w: the memory budget had no room for the answer", op, etagclient.ErrMemoryBudget)
+	}
 	if ans.success() {
 		return fmt.Errorf("%s: %w: %w", op, etagclient.ErrInvalidDocument, &quietError{what: "the answer is not a policy", cause: err})
 	}

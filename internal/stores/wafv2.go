@@ -270,6 +270,10 @@ func (t *wafv2Transport) CloseIdleConnections() {
 	}
 }
 
+// ReadCost implements etagclient.ReadCoster: the SDK decodes a whole
+// answer into generic values and then into its types.
+func (b *wafv2Backend) ReadCost() int64 { return etagclient.SDKReadCostFactor }
+
 // errWAFv2TooManyItems ends the reading of an AWS WAF answer that holds
 // more addresses than the item limit.
 var errWAFv2TooManyItems = fmt.Errorf("%w: AWS WAF IP set", etagclient.ErrTooManyItems)
