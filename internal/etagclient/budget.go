@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -81,6 +82,30 @@ type Budget struct {
 type budgetWaiter struct {
 	n     int64
 	ready chan struct{}
+}
+
+// Defaults of the budget.
+const (
+	// DefaultBudgetFraction of the Go runtime's soft memory limit
+	// (GOMEMLIMIT) is the budget's default: the other half is the heap
+	// the budget does not see (the garbage of finished reads until the
+	// collector frees it, the Kubernetes informers' caches, the SDKs'
+	// clients). bench/sizing measured 30 lists at the caps with a budget
+	// of half of 230 MiB: see its BenchmarkMemoryBudget.
+	DefaultBudgetFraction = 0.5
+	// DefaultBudgetBytes is the budget when no memory limit is set
+	// (128 MiB): five lists at the caps read at once.
+	DefaultBudgetBytes int64 = 128 << 20
+)
+
+// BudgetFor returns the default budget for a soft memory limit of
+// memLimit bytes (debug.SetMemoryLimit(-1)): DefaultBudgetFraction of it,
+// or DefaultBudgetBytes when no limit is set (math.MaxInt64).
+func BudgetFor(memLimit int64) int64 {
+	if memLimit <= 0 || memLimit == math.MaxInt64 {
+		return DefaultBudgetBytes
+	}
+	return max(int64(float64(memLimit)*DefaultBudgetFraction), 1)
 }
 
 // NewBudget returns a Budget of limit bytes. limit must be positive.
