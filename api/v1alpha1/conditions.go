@@ -154,4 +154,13 @@ const (
 	// Orphan, so its ID was left on the list and the finalizer was released
 	// without a write.
 	ReasonRemoveSkipped = "RemoveSkipped"
+
+	// ReasonMemoryBudgetExceeded means the list's read did not fit in the
+	// operator's memory budget (--memory-budget-bytes, derived from
+	// GOMEMLIMIT by default), which all lists of a replica share: the
+	// document alone needs more than the whole budget, or other lists'
+	// reads held it for longer than the read could wait. The operator
+	// retries with backoff; a list that needs more than the whole budget
+	// needs a larger budget or memory limit.
+	ReasonMemoryBudgetExceeded = "MemoryBudgetExceeded"
 )

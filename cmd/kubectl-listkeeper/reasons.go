@@ -69,6 +69,10 @@ var explanations = map[string]explanation{
 		Meaning: "not JSON (e.g. an HTML error page), the pointer does not lead to an array of strings, an object on the pointer's path has the key twice, the body exceeds --max-body-bytes, or the array holds more than --max-items items",
 		Action:  "fix itemsPointer or the server, or raise the cap (README, \"Sizing\"); nothing was written",
 	},
+	v1alpha1.ReasonMemoryBudgetExceeded: {
+		Meaning: "the list's read did not fit in the replica's memory budget, which all its lists share: the document needs more than the whole budget, or other lists' reads held it for longer than the read could wait",
+		Action:  "wait: the list is retried with backoff; if it needs more than the whole budget, raise --memory-budget-bytes or the memory limit it derives from (README, \"Sizing\")",
+	},
 	v1alpha1.ReasonUnsafeServer: {
 		Meaning: "no ETag, a weak ETag, or 428 to a conditional PUT",
 		Action:  "the API must send strong ETags and honour If-Match; listkeeper will not write blindly",

@@ -28,6 +28,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/testenv"
 )
 
@@ -143,5 +144,18 @@ func TestExplanationsMatchReadme(t *testing.T) {
 	}
 	if rows < 10 {
 		t.Fatalf("found %d rows in the README's troubleshooting table", rows)
+	}
+}
+
+// TestMemoryBudgetExplained: the reason of a read that did not fit in the
+// memory budget says that it is retried and names the flag that raises the
+// budget.
+func TestMemoryBudgetExplained(t *testing.T) {
+	x, ok := explanations[v1alpha1.ReasonMemoryBudgetExceeded]
+	if !ok {
+		t.Fatal("MemoryBudgetExceeded has no explanation")
+	}
+	if !strings.Contains(x.Action, "--memory-budget-bytes") || !strings.Contains(x.Action, "retried") {
+		t.Errorf("the action %q should say the list is retried and name --memory-budget-bytes", x.Action)
 	}
 }

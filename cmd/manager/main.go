@@ -70,6 +70,7 @@ type options struct {
 	renewPeriod     time.Duration
 	buckets         int
 	stuckAfter      time.Duration
+	memoryBudget    int64
 	showVersion     bool
 }
 
@@ -106,6 +107,7 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.DurationVar(&o.renewPeriod, "lease-renew-period", membership.DefaultRenewPeriod, "How often a replica renews its Lease (less than a third of --lease-duration).")
 	fs.IntVar(&o.buckets, "buckets", membership.DefaultBuckets, "Number of buckets the work is cut into; every replica must use the same number.")
 	fs.DurationVar(&o.stuckAfter, "stuck-terminating-after", controller.DefaultStuckTerminatingAfter, "How long a ListEntry may be deleting before listkeeper_list_entries_stuck_terminating counts it.")
+	fs.Int64Var(&o.memoryBudget, "memory-budget-bytes", 0, fmt.Sprintf("Memory budget of the replica's lists, all together: the documents it caches and the answers it reads (at about %d bytes a byte, %d for the AWS and Google SDKs' answers). A read that does not fit waits its turn, and fails with MemoryBudgetExceeded when it needs more than the whole budget or waited too long; idle lists' cached documents are dropped first. 0: half of the soft memory limit (GOMEMLIMIT, which the chart sets to 90%% of the container's limit), or %d MiB without one; negative: no budget.", etagclient.ReadCostFactor, etagclient.SDKReadCostFactor, etagclient.DefaultBudgetBytes>>20))
 	fs.BoolVar(&o.showVersion, "version", false, "Print the version and exit.")
 }
 
@@ -222,6 +224,7 @@ func run() error {
 		MaxConcurrentReconciles:      o.maxConcurrent,
 		MaxConcurrentEntryReconciles: o.maxEntryWorkers,
 		ClientOptions:                o.clientOptions(),
+		MemoryBudgetBytes:            o.memoryBudget,
 		AllowedHosts:                 splitList(o.allowedHosts),
 		Owner:                        member,
 		Identity:                     member.Identity(),

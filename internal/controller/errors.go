@@ -37,6 +37,10 @@ func reasonFor(err error) string {
 	switch {
 	case errors.As(err, &cfgErr):
 		return cfgErr.reason
+	case errors.Is(err, etagclient.ErrMemoryBudget):
+		// Transient: the budget frees up as other lists' reads end, and
+		// the list is retried with backoff (needsUser says no).
+		return v1alpha1.ReasonMemoryBudgetExceeded
 	case errors.Is(err, etagclient.ErrNotFound):
 		return v1alpha1.ReasonListNotFound
 	case errors.Is(err, etagclient.ErrUnsafeServer):

@@ -99,6 +99,9 @@ type managerConfig struct {
 	// server does (the MutatingAdmissionPolicy is installed where it is
 	// served). A test of the path without the policy sets it to never.
 	finalizerAtBirth func() bool
+	// memoryBudget is Options.MemoryBudgetBytes (default: derived from
+	// the memory limit).
+	memoryBudget int64
 }
 
 // Lease timing of in-process members: short, so tests that stop a member
@@ -176,7 +179,7 @@ func startManager(t *testing.T, c managerConfig) *replica {
 		NewRateLimiter: c.newRateLimiter, LateWriteBound: c.lateWriteBound, NamespacedOnly: c.namespacedOnly,
 		ReconcileTimeout: c.reconcileTimeout, SecretAccess: c.secretAccess,
 		SecretRefresh: c.secretRefresh, ClusterAmbientCredentials: c.clusterAmbient, StorePolicy: c.storePolicy,
-		FinalizerAtBirth: c.finalizerAtBirth}
+		FinalizerAtBirth: c.finalizerAtBirth, MemoryBudgetBytes: c.memoryBudget}
 	var member *membership.Member
 	if c.member {
 		kube, err := kubernetes.NewForConfig(cfg)

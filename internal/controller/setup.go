@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -15,6 +17,7 @@ import (
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 	"github.com/listkeeper/listkeeper/internal/finalizerpolicy"
+	"github.com/listkeeper/listkeeper/internal/metrics"
 	"github.com/listkeeper/listkeeper/internal/stores"
 )
 
@@ -44,6 +47,13 @@ type Options struct {
 	// ClientOptions are passed to every list client (observer, timeouts,
 	// backoff, batch interval). Default: none (etagclient's defaults).
 	ClientOptions []etagclient.Option
+	// MemoryBudgetBytes is the memory budget that every list client of
+	// the manager shares, for the documents they cache and the answers
+	// they read (etagclient.Budget): per-document caps alone let many
+	// lists at the caps together exceed the container's memory. 0 derives
+	// it from the Go runtime's soft memory limit (etagclient.BudgetFor);
+	// negative turns the budget off. Default: 0.
+	MemoryBudgetBytes int64
 	// AllowedHosts, when not empty, are path.Match patterns that an
 	// ExternalList's URL host must match. Default: every host.
 	AllowedHosts []string
@@ -201,8 +211,18 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	default:
 		return fmt.Errorf("secret access %q: want %q or %q", o.SecretAccess, SecretAccessWatch, SecretAccessGet)
 	}
+	clientOptions := o.ClientOptions
+	if o.MemoryBudgetBytes >= 0 {
+		n := o.MemoryBudgetBytes
+		if n == 0 {
+			n = etagclient.BudgetFor(debug.SetMemoryLimit(-1))
+		}
+		budget := etagclient.NewBudget(n)
+		metrics.ObserveBudget(budget)
+		clientOptions = append(slices.Clip(clientOptions), etagclient.WithBudget(budget))
+	}
 	lists := &ListClients{
-		Options: o.ClientOptions,
+		Options: clientOptions,
 		Audit:   &Audit{Log: o.AuditLog, Lists: mgr.GetClient(), Replica: o.Identity},
 		Owner:   o.Owner,
 		resolver: &resolver{cached: mgr.GetClient(), live: mgr.GetAPIReader(), allowedHosts: o.AllowedHosts,

@@ -8,8 +8,11 @@ type cache struct {
 	// version is doc's version as its backend read or wrote it; the zero
 	// Version when the backend did not say.
 	version Version
-	absent  bool // the last read said the list does not exist
-	known   bool // the fields above reflect the last read or write
+	// extra is what the backend's version of doc holds beyond doc, as
+	// the budget counts it (see Client.cacheCost).
+	extra  int64
+	absent bool // the last read said the list does not exist
+	known  bool // the fields above reflect the last read or write
 	// stale is set when a write lost to another writer: our version did
 	// not match. The next cycle reads before it writes, and without
 	// revalidating, because a server that derives its ETag from the

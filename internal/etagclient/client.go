@@ -33,7 +33,9 @@ type Client struct {
 	pointer Pointer
 	obs     Observer
 	clock   Clock
-	shown   atomic.Pointer[string] // safeURL, for callers outside the cycle
+	// budget is the process's memory budget (WithBudget); nil for none.
+	budget *Budget
+	shown  atomic.Pointer[string] // safeURL, for callers outside the cycle
 
 	ctx    context.Context // canceled by Close
 	cancel context.CancelFunc
@@ -47,7 +49,9 @@ type Client struct {
 	wg      sync.WaitGroup
 
 	// Owned by the cycle goroutine; handed from one to the next through mu.
-	cache     cache
+	cache cache
+	// held is what the cached document is counted for in the budget.
+	held      int64
 	nextCycle time.Time // earliest start of the next cycle (batch interval)
 }
 
@@ -95,6 +99,7 @@ func New(rawURL string, opts ...Option) (*Client, error) {
 		pointer: p,
 		obs:     loc.cfg.observer,
 		clock:   loc.cfg.clock,
+		budget:  loc.cfg.budget,
 		ctx:     ctx,
 		cancel:  cancel,
 		arrived: make(chan struct{}, 1),
@@ -123,7 +128,7 @@ func newLocation(rawURL string, opts []Option) (*location, Pointer, error) {
 	if cfg.maxBodyBytes <= 0 || cfg.maxBodyBytes > maxDocumentBytes || cfg.maxItems <= 0 || cfg.requestTimeout <= 0 {
 		return nil, Pointer{}, fmt.Errorf("max body bytes must be in 1..%d, and max items and the request timeout positive", int64(maxDocumentBytes))
 	}
-	hc, own := newHTTPClient(&cfg, u)
+	hc, own, bt := newHTTPClient(&cfg, u)
 	shown := RedactURL(u)
 	if cfg.shownURL != "" {
 		shown = cfg.shownURL
@@ -143,6 +148,9 @@ func newLocation(rawURL string, opts []Option) (*location, Pointer, error) {
 			own.CloseIdleConnections()
 		}
 		return nil, Pointer{}, err
+	}
+	if rc, ok := b.(ReadCoster); ok && bt != nil {
+		bt.factor = max(rc.ReadCost(), 1)
 	}
 	loc.backend = &ownedBackend{Backend: b, own: own}
 	return loc, p, nil
@@ -253,6 +261,7 @@ func (c *Client) Close() {
 		c.finish(o, outcome{err: c.errClosed()})
 	}
 	c.mu.Lock()
+	c.dropHeld()
 	b := c.backend
 	if c.next != nil {
 		c.next.backend.Close()

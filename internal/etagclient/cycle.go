@@ -148,19 +148,25 @@ func (c *Client) cycle(batch []*op) ([]*op, outcome) {
 
 // refresh reads the list into the cache.
 func (c *Client) refresh() error {
-	ans, err := c.backend.Read(c.ctx, c.cache.validator())
+	ctx, ledger := c.readContext()
+	ans, err := c.backend.Read(ctx, c.cache.validator())
+	_, custom := c.backend.(*ownedBackend)
 	if err != nil {
-		if errors.Is(err, ErrInvalidDocument) {
+		if errors.Is(err, ErrInvalidDocument) || errors.Is(err, ErrMemoryBudget) {
+			// A document that did not fit is not kept either: its
+			// room goes to the others.
 			c.cache.drop()
 		} else {
 			c.cache.forget()
 		}
+		c.settleRead(ledger, custom)
 		if c.ctx.Err() != nil {
 			return c.errClosed()
 		}
 		return err
 	}
 	c.cache.storeRead(ans)
+	c.settleRead(ledger, custom)
 	return nil
 }
 

@@ -43,6 +43,13 @@ const (
 	// latency. WithBatchInterval(0) writes as soon as the previous write
 	// ends, for a single process that needs the lowest latency.
 	DefaultBatchInterval = 250 * time.Millisecond
+	// DefaultBudgetWait is how long a read waits for room in the memory
+	// budget (WithBudget) before it fails with ErrMemoryBudget: half the
+	// request timeout, since the wait happens with the answer's headers
+	// in and its body unread, within the request's own time, so that a
+	// list whose turn does not come is reported as such and retried
+	// rather than timed out as unreachable.
+	DefaultBudgetWait = DefaultRequestTimeout / 2
 )
 
 // DefaultConflictPolicy is the backoff after a 412 or an ambiguous write:
@@ -121,6 +128,8 @@ type config struct {
 	clock            Clock
 	observer         Observer
 	log              logr.Logger
+	budget           *Budget
+	budgetWait       time.Duration
 }
 
 func defaultConfig() config {
@@ -135,6 +144,7 @@ func defaultConfig() config {
 		maxRetryAfter:    DefaultMaxRetryAfter,
 		weakETagWait:     DefaultWeakETagWait,
 		batchInterval:    DefaultBatchInterval,
+		budgetWait:       DefaultBudgetWait,
 		clock:            realClock{},
 		observer:         NopObserver{},
 		log:              logr.Discard(),
@@ -234,3 +244,16 @@ func WithExtraObserver(obs Observer) Option {
 // WithLogger sets the logger for conflicts and retries (at V(1)). URLs are
 // logged without credentials or query values. Default: discard.
 func WithLogger(l logr.Logger) Option { return func(o *config) { o.log = l } }
+
+// WithBudget makes the Client's reads and its cached document count
+// against b, a memory budget shared by every Client of the process (see
+// Budget). A read that does not fit waits its turn, for up to the budget
+// wait (WithBudgetWait), and then fails with ErrMemoryBudget, as does one
+// larger than the whole budget. The budget stays the one given to New;
+// Reconfigure does not change it. Default: none, no bound beyond
+// WithMaxBodyBytes.
+func WithBudget(b *Budget) Option { return func(o *config) { o.budget = b } }
+
+// WithBudgetWait sets how long one read waits for room in the memory
+// budget before it fails with ErrMemoryBudget. Default: DefaultBudgetWait.
+func WithBudgetWait(d time.Duration) Option { return func(o *config) { o.budgetWait = d } }

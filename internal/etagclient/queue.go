@@ -114,6 +114,7 @@ func (c *Client) run() {
 			c.cache.forget()
 		}
 		if len(batch) == 0 {
+			c.yieldIdle()
 			return
 		}
 		if c.ctx.Err() != nil {
@@ -124,6 +125,7 @@ func (c *Client) run() {
 		}
 		c.paceNext()
 		rest, out := c.cycle(batch)
+		c.account()
 		for _, o := range rest {
 			c.finish(o, out)
 		}

@@ -206,3 +206,24 @@ func skipSpace(raw []byte, i int) int {
 	}
 	return i
 }
+
+// CheckItemCount reports whether the array that p points at in raw, a
+// JSON document, holds at most maxItems items, without decoding any of
+// them: it fails with ErrTooManyItems past the limit. A backend whose
+// provider's SDK decodes a whole answer at many times its size calls it on
+// the answer's bytes first, so that an answer over the item limit costs
+// only its bytes. It returns nil when raw is not JSON or p leads nowhere:
+// judging the answer is left to the SDK.
+func CheckItemCount(raw []byte, p Pointer, maxItems int) error {
+	if !json.Valid(raw) {
+		return nil
+	}
+	start, end, err := findSpan(raw, p)
+	if err != nil || raw[start] != '[' {
+		return nil
+	}
+	if _, err := countStrings(raw, start, end, maxItems); errors.Is(err, errTooMany) {
+		return fmt.Errorf("%w: %s holds more than %d, the limit (--max-items raises it)", ErrTooManyItems, describe(p), maxItems)
+	}
+	return nil
+}

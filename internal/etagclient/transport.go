@@ -31,7 +31,7 @@ var sharedTransport = func() *http.Transport {
 // newHTTPClient builds the HTTP client of one Client's backend (see
 // BackendEnv.HTTPClient), and returns the transport it built for the Client
 // alone (for a TLS config), or nil.
-func newHTTPClient(cfg *config, origin *url.URL) (*http.Client, *http.Transport) {
+func newHTTPClient(cfg *config, origin *url.URL) (*http.Client, *http.Transport, *budgetTransport) {
 	var hc http.Client
 	var own *http.Transport
 	switch {
@@ -48,6 +48,11 @@ func newHTTPClient(cfg *config, origin *url.URL) (*http.Client, *http.Transport)
 	if hc.Transport == nil {
 		hc.Transport = http.DefaultTransport
 	}
+	var bt *budgetTransport
+	if cfg.budget != nil {
+		bt = &budgetTransport{next: hc.Transport, budget: cfg.budget, factor: ReadCostFactor, maxBody: cfg.maxBodyBytes}
+		hc.Transport = bt
+	}
 	if cfg.signer != nil {
 		hc.Transport = &signingTransport{next: hc.Transport, signer: cfg.signer}
 	}
@@ -55,7 +60,7 @@ func newHTTPClient(cfg *config, origin *url.URL) (*http.Client, *http.Transport)
 	hc.Transport = &fenceTransport{next: hc.Transport, fence: cfg.fence, clock: cfg.clock}
 	hc.Timeout = cfg.requestTimeout
 	hc.CheckRedirect = sameOriginRedirects(origin)
-	return &hc, own
+	return &hc, own, bt
 }
 
 // newRetryingClient wraps hc in the retries of the HTTP backend.
@@ -87,7 +92,7 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		return false, ctx.Err()
 	}
 	if err != nil {
-		if errors.Is(err, ErrRedirect) || errors.Is(err, errSign) || errors.Is(err, ErrFenced) || isCertError(err) {
+		if errors.Is(err, ErrRedirect) || errors.Is(err, errSign) || errors.Is(err, ErrFenced) || errors.Is(err, ErrMemoryBudget) || isCertError(err) {
 			return false, nil
 		}
 		if method := requestMethod(err); method != http.MethodGet && method != "" {
@@ -179,7 +184,7 @@ func transportError(method, safeURL string, err error) error {
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	if errors.Is(err, ErrRedirect) || errors.Is(err, errSign) || errors.Is(err, ErrFenced) {
+	if errors.Is(err, ErrRedirect) || errors.Is(err, errSign) || errors.Is(err, ErrFenced) || errors.Is(err, ErrMemoryBudget) {
 		return fmt.Errorf("%s %s: %w", method, safeURL, err)
 	}
 	return fmt.Errorf("%s %s: %w: %w", method, safeURL, ErrUnreachable, &quietError{what: transportCause(err), cause: err})

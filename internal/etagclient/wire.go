@@ -156,7 +156,7 @@ func (b *httpBackend) get(ctx context.Context, ifNoneMatch string) (ReadAnswer, 
 	}
 	body, err := readBody(resp, b.cfg.maxBodyBytes)
 	if err != nil {
-		if errors.Is(err, ErrTooLarge) {
+		if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrMemoryBudget) {
 			return ReadAnswer{}, fmt.Errorf("GET %s: %w", b.safeURL, err)
 		}
 		return ReadAnswer{}, transportError(http.MethodGet, b.safeURL, err)

@@ -42,6 +42,13 @@ const (
 	RequestDurationName  = "listkeeper_list_request_duration_seconds"
 	BuildInfoName        = "listkeeper_build_info"
 	FinalizerAtBirthName = "listkeeper_finalizer_at_birth"
+	// MemoryBudgetName, MemoryReservedName and MemoryReservedHighName are
+	// the replica's memory budget for list documents (--memory-budget-bytes
+	// or derived from GOMEMLIMIT), the bytes of it reserved now (documents
+	// cached and answers being read), and the most ever reserved at once.
+	MemoryBudgetName       = "listkeeper_memory_budget_bytes"
+	MemoryReservedName     = "listkeeper_memory_reserved_bytes"
+	MemoryReservedHighName = "listkeeper_memory_reserved_high_water_bytes"
 )
 
 // Names of the per-list gauges (labels namespace and name; ListReadyName
@@ -124,6 +131,35 @@ var (
 	})
 )
 
+// The memory budget's gauges: see ObserveBudget.
+var (
+	MemoryBudget = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: MemoryBudgetName,
+		Help: "The replica's memory budget for list documents, in bytes: what the documents its list clients cache and the answers they read may reserve together (--memory-budget-bytes, or half of GOMEMLIMIT).",
+	})
+	MemoryReserved = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: MemoryReservedName,
+		Help: "Bytes of the memory budget reserved now, by cached list documents and answers being read.",
+	})
+	MemoryReservedHigh = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: MemoryReservedHighName,
+		Help: "The most bytes of the memory budget ever reserved at once since the replica started.",
+	})
+)
+
+// ObserveBudget makes the memory budget's gauges follow b.
+func ObserveBudget(b *etagclient.Budget) {
+	MemoryBudget.Set(float64(b.Limit()))
+	var high atomic.Int64
+	b.OnChange(func(reserved int64) {
+		MemoryReserved.Set(float64(reserved))
+		if reserved > high.Load() {
+			high.Store(reserved)
+			MemoryReservedHigh.Set(float64(reserved))
+		}
+	})
+}
+
 // Descriptions of the per-list gauges, for the collector that computes
 // them.
 var (
@@ -158,7 +194,8 @@ var (
 )
 
 func init() {
-	ctrlmetrics.Registry.MustRegister(HTTPRequests, ListWrites, BatchSize, ChangeDuration, RequestDuration, BuildInfo, FinalizerAtBirth)
+	ctrlmetrics.Registry.MustRegister(HTTPRequests, ListWrites, BatchSize, ChangeDuration, RequestDuration, BuildInfo, FinalizerAtBirth,
+		MemoryBudget, MemoryReserved, MemoryReservedHigh)
 	BuildInfo.WithLabelValues(version.Version, version.Revision, version.GoVersion()).Set(1)
 }
 

@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -119,5 +120,28 @@ func TestFinalizerAtBirthRegistered(t *testing.T) {
 		FinalizerAtBirthName + " 0\n"
 	if err := testutil.GatherAndCompare(ctrlmetrics.Registry, strings.NewReader(expected), FinalizerAtBirthName); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestMemoryBudgetGauges: the budget's gauges are registered and follow
+// the budget: its size, what is reserved now, and the most ever reserved.
+func TestMemoryBudgetGauges(t *testing.T) {
+	b := etagclient.NewBudget(1000)
+	ObserveBudget(b)
+	if err := b.Acquire(t.Context(), 600); err != nil {
+		t.Fatal(err)
+	}
+	b.Release(400)
+	for _, tc := range []struct {
+		name string
+		g    prometheus.Collector
+		want float64
+	}{{MemoryBudgetName, MemoryBudget, 1000}, {MemoryReservedName, MemoryReserved, 200}, {MemoryReservedHighName, MemoryReservedHigh, 600}} {
+		if got := testutil.ToFloat64(tc.g); got != tc.want {
+			t.Errorf("%s = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if n, err := testutil.GatherAndCount(ctrlmetrics.Registry, MemoryBudgetName, MemoryReservedName, MemoryReservedHighName); err != nil || n != 3 {
+		t.Errorf("gathered %d series of the budget's gauges (%v), want 3", n, err)
 	}
 }

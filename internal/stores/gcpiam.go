@@ -258,6 +258,13 @@ func (b *iamBackend) Read(ctx context.Context, _ etagclient.Version) (etagclient
 	if p.Etag == "" {
 		return etagclient.ReadAnswer{}, fmt.Errorf("read %s: %w: the policy carried no etag, and a write without one would overwrite any change made since", b.env.ShownURL, etagclient.ErrUnsafeServer)
 	}
+	// The item limit bounds what a read costs, and the whole policy is
+	// kept (it is the version a write carries back): the members of other
+	// roles count too, or a policy of a few members of this role and
+	// hundreds of thousands of others would pass it.
+	if n := p.memberCount(); b.env.MaxItems > 0 && n > b.env.MaxItems {
+		return etagclient.ReadAnswer{}, fmt.Errorf("read %s: %w: the policy names %d members across all its bindings, more than %d, the limit (--max-items raises it)", b.env.ShownURL, etagclient.ErrTooManyItems, n, b.env.MaxItems)
+	}
 	doc, err := b.document(membersOf(p, b.role))
 	if err != nil {
 		return etagclient.ReadAnswer{}, fmt.Errorf("read %s: %w", b.env.ShownURL, err)
@@ -325,6 +332,10 @@ func (b *iamBackend) storedDocument(members []string) *etagclient.Document {
 	}
 	return doc
 }
+
+// ReadCost implements etagclient.ReadCoster: the Google API client
+// decodes a whole policy into its types.
+func (b *iamBackend) ReadCost() int64 { return etagclient.SDKReadCostFactor }
 
 // Close implements etagclient.Backend. The services hold nothing of their
 // own: the engine closes the connections of the client it lent.

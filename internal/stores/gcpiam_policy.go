@@ -72,6 +72,24 @@ func (p *iamPolicy) clone() *iamPolicy {
 	return out
 }
 
+// memberCount returns how many members p names in all: those of every
+// binding, whatever its role or condition, and the exempted members of its
+// audit configs, each as often as it appears. It is what a read of p
+// decoded and keeps (the whole policy is the version a write carries
+// back), so it is what the item limit bounds.
+func (p *iamPolicy) memberCount() int {
+	n := 0
+	for _, b := range p.Bindings {
+		n += len(b.Members)
+	}
+	for _, a := range p.AuditConfigs {
+		for _, l := range a.AuditLogConfigs {
+			n += len(l.ExemptedMembers)
+		}
+	}
+	return n
+}
+
 // hasConditions reports whether a binding of p has a condition.
 func (p *iamPolicy) hasConditions() bool {
 	return slices.ContainsFunc(p.Bindings, func(b iamBinding) bool { return b.Condition != nil })

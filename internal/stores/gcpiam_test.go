@@ -243,6 +243,23 @@ func TestGCPIAMErrors(t *testing.T) {
 			t.Errorf("err = %v, want ErrTooManyItems", err)
 		}
 	})
+	t.Run("other roles' members push the policy over the item limit", func(t *testing.T) {
+		// The role keeps 3 members, within the limit of 4, but the policy
+		// read holds 8 across all its bindings: the decoder kept every one
+		// of them, so the item limit, which bounds what a read costs,
+		// counts them all.
+		f := e.factory(t, iamProjectRN)
+		small, err := f(etagclient.BackendEnv{ShownURL: iamShownURL, HTTPClient: &http.Client{Transport: closingTransport(t)}, MaxItems: 4, MaxBodyBytes: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer small.Close()
+		_, err = small.Read(t.Context(), etagclient.Version{})
+		wantClass(t, err, etagclient.ErrInvalidDocument, "all its bindings")
+		if !errors.Is(err, etagclient.ErrTooManyItems) {
+			t.Errorf("err = %v, want ErrTooManyItems", err)
+		}
+	})
 	t.Run("a policy over the size limit", func(t *testing.T) {
 		f := e.factory(t, iamProjectRN)
 		small, err := f(etagclient.BackendEnv{ShownURL: iamShownURL, HTTPClient: &http.Client{Transport: closingTransport(t)}, MaxItems: 100, MaxBodyBytes: 64})

@@ -64,9 +64,7 @@ func (t *iamTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if a, ok := req.Context().Value(answerKey{}).(*answer); ok {
 		a.status.Store(int32(resp.StatusCode))
 	}
-	if t.maxBody > 0 {
-		resp.Body = &limitedBody{ReadCloser: resp.Body, left: t.maxBody, err: errPolicyTooLarge}
-	}
+	readAnswer(resp, t.maxBody, errPolicyTooLarge, nil)
 	return resp, nil
 }
 
@@ -185,6 +183,9 @@ func failure(op string, err error, ans *answer) error {
 	}
 	if errors.Is(err, errPolicyTooLarge) {
 		return fmt.Errorf("%s: %w", op, errPolicyTooLarge)
+	}
+	if errors.Is(err, etagclient.ErrMemoryBudget) {
+		return fmt.Errorf("%s: %w: the memory budget had no room for the answer", op, etagclient.ErrMemoryBudget)
 	}
 	if ans.success() {
 		return fmt.Errorf("%s: %w: %w", op, etagclient.ErrInvalidDocument, &quietError{what: "the answer is not a policy", cause: err})

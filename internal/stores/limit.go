@@ -1,34 +1,55 @@
 package stores
 
 import (
+	"bytes"
 	"io"
+	"net/http"
 )
 
-// limitedBody fails a read past the size limit with err, which wraps
-// etagclient.ErrTooLarge: an endpoint that answers without end must not
-// fill the operator's memory, and a body is never cut short silently.
-// The backends behind a provider's SDK (wafv2.go, gcpiam_wire.go) put it
-// under the SDK's decoder.
-type limitedBody struct {
-	io.ReadCloser
-	left int64
-	err  error
+// readAnswer reads resp's whole body, at most limit bytes, before anyone
+// decodes it, and hands the bytes on as the body: a provider's SDK decodes
+// an answer at many times its size, so an answer over the size limit, or
+// one that check refuses (an item count over the item limit), must fail
+// before it is decoded, costing only its bytes. A body over the limit, or
+// that check refuses or that cannot be read, is replaced with one whose
+// first Read fails with that error: the SDK then reports an answer that
+// could not be read, which it does not retry, as it would retry an error
+// of the round trip. The bytes are read through the engine's HTTP client,
+// so they count against its memory budget while they are held.
+func readAnswer(resp *http.Response, limit int64, tooLarge error, check func([]byte) error) {
+	body := resp.Body
+	defer body.Close()
+	if limit > 0 && resp.ContentLength > limit {
+		resp.Body = failingBody{tooLarge}
+		return
+	}
+	var buf bytes.Buffer
+	if resp.ContentLength > 0 {
+		buf.Grow(int(resp.ContentLength) + bytes.MinRead)
+	}
+	r := io.Reader(body)
+	if limit > 0 {
+		r = io.LimitReader(body, limit+1)
+	}
+	if _, err := buf.ReadFrom(r); err != nil {
+		resp.Body = failingBody{err}
+		return
+	}
+	if limit > 0 && int64(buf.Len()) > limit {
+		resp.Body = failingBody{tooLarge}
+		return
+	}
+	if check != nil {
+		if err := check(buf.Bytes()); err != nil {
+			resp.Body = failingBody{err}
+			return
+		}
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(buf.Bytes()))
 }
 
-func (b *limitedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		// At the limit: one more byte means the body is longer.
-		var one [1]byte
-		n, err := b.ReadCloser.Read(one[:])
-		if n > 0 {
-			return 0, b.err
-		}
-		return 0, err
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.ReadCloser.Read(p)
-	b.left -= int64(n)
-	return n, err
-}
+// failingBody is a body whose every Read fails with err.
+type failingBody struct{ err error }
+
+func (b failingBody) Read([]byte) (int, error) { return 0, b.err }
+func (b failingBody) Close() error             { return nil }

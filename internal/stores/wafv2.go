@@ -148,7 +148,7 @@ func newWAFv2Backend(env etagclient.BackendEnv, set wafv2Set, region, base strin
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	hc.Transport = &wafv2Transport{next: next, maxBody: env.MaxBodyBytes, check: id.check}
+	hc.Transport = &wafv2Transport{next: next, maxBody: env.MaxBodyBytes, maxItems: env.MaxItems, check: id.check}
 	attempts := max(env.TransportRetries, 0) + 1
 	cfg := aws.Config{
 		Region:           region,
@@ -203,6 +203,9 @@ func (c *wafv2Credentials) Retrieve(ctx context.Context) (aws.Credentials, error
 type wafv2Transport struct {
 	next    http.RoundTripper
 	maxBody int64
+	// maxItems is the item limit, checked on a GetIPSet answer before the
+	// SDK decodes it.
+	maxItems int
 	// check refuses a request to a host the operator's identity may not
 	// go to; nil for a Secret's keys.
 	check func(*url.URL) error
@@ -224,11 +227,28 @@ func (t *wafv2Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Body = readOnlyBody{req.Body}
 	}
 	resp, err := t.next.RoundTrip(req)
-	if err != nil || t.maxBody <= 0 {
+	if err != nil {
 		return resp, err
 	}
-	resp.Body = &limitedBody{ReadCloser: resp.Body, left: t.maxBody, err: errWAFv2TooLarge}
+	readAnswer(resp, t.maxBody, errWAFv2TooLarge, t.checkItems)
 	return resp, nil
+}
+
+// wafv2AddressesPointer leads to the addresses in a GetIPSet answer.
+var wafv2AddressesPointer = etagclient.Pointer{"IPSet", "Addresses"}
+
+// checkItems refuses a GetIPSet answer with more addresses than the item
+// limit before the SDK decodes it: the SDK decodes an answer into generic
+// values and then into its types, at about ten times its size, and the
+// limit bounds what a read costs.
+func (t *wafv2Transport) checkItems(raw []byte) error {
+	if t.maxItems <= 0 {
+		return nil
+	}
+	if err := etagclient.CheckItemCount(raw, wafv2AddressesPointer, t.maxItems); err != nil {
+		return fmt.Errorf("%w: the AWS WAF answer holds more addresses than the limit", errWAFv2TooManyItems)
+	}
+	return nil
 }
 
 // readOnlyBody is the body of an SDK request with nothing but Read and
@@ -249,6 +269,14 @@ func (t *wafv2Transport) CloseIdleConnections() {
 		c.CloseIdleConnections()
 	}
 }
+
+// ReadCost implements etagclient.ReadCoster: the SDK decodes a whole
+// answer into generic values and then into its types.
+func (b *wafv2Backend) ReadCost() int64 { return etagclient.SDKReadCostFactor }
+
+// errWAFv2TooManyItems ends the reading of an AWS WAF answer that holds
+// more addresses than the item limit.
+var errWAFv2TooManyItems = fmt.Errorf("%w: AWS WAF IP set", etagclient.ErrTooManyItems)
 
 // errWAFv2TooLarge ends the reading of an AWS WAF answer longer than the
 // body limit.

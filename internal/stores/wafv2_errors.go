@@ -127,6 +127,10 @@ func classifyWAFv2(ctx context.Context, op string, err error) wafv2Failure {
 		return f
 	}
 	switch {
+	case errors.Is(err, etagclient.ErrMemoryBudget):
+		f.rule = wafv2Rule{class: etagclient.ErrMemoryBudget, unknown: true, what: "the memory budget had no room for the answer"}
+	case errors.Is(err, etagclient.ErrTooManyItems):
+		f.rule = wafv2Rule{class: etagclient.ErrInvalidDocument, unknown: true, what: "the answer holds more addresses than the item limit (--max-items raises it)"}
 	case errors.Is(err, etagclient.ErrTooLarge):
 		f.rule = wafv2Rule{class: etagclient.ErrInvalidDocument, unknown: true, what: "the answer exceeds the size limit"}
 	case isDeserialization(err):

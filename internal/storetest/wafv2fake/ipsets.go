@@ -209,7 +209,7 @@ func (s *Server) create(scope, name string, description *string, version string,
 	if e := s.checkScope(scope); e != nil {
 		return summary{}, e
 	}
-	if len(addresses) > MaxAddresses {
+	if len(addresses) > s.cfg.maxAddresses {
 		return summary{}, errLimitsExceeded()
 	}
 	addrs, e := canonicalAddresses(version, addresses)
@@ -257,7 +257,7 @@ func (s *Server) SetAddresses(scope, id string, addresses []string) (string, err
 	if !ok {
 		return "", errNonexistentItem()
 	}
-	if len(addresses) > MaxAddresses {
+	if len(addresses) > s.cfg.maxAddresses {
 		return "", errLimitsExceeded()
 	}
 	addrs, e := canonicalAddresses(set.IPAddressVersion, addresses)
@@ -379,7 +379,7 @@ func (s *Server) updateIPSet(r *http.Request, body []byte) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	if len(*in.Addresses) > MaxAddresses {
+	if len(*in.Addresses) > s.cfg.maxAddresses {
 		return nil, errLimitsExceeded()
 	}
 	addrs, e := canonicalAddresses(set.IPAddressVersion, *in.Addresses)

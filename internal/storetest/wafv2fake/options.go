@@ -129,6 +129,7 @@ type config struct {
 	faultHook    FaultHook
 	updateHook   UpdateHook
 	overlapHook  OverlapHook
+	maxAddresses int
 }
 
 func defaultConfig() config {
@@ -136,6 +137,7 @@ func defaultConfig() config {
 		creds:        []aws.Credentials{DefaultCredentials()},
 		region:       DefaultRegion,
 		accountID:    DefaultAccountID,
+		maxAddresses: MaxAddresses,
 		now:          time.Now,
 		maxBodyBytes: DefaultMaxBodyBytes,
 	}
@@ -186,6 +188,18 @@ func WithAccountID(id string) Option {
 // token expiry. Default time.Now.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) { c.now = now }
+}
+
+// WithMaxAddresses raises the most addresses a set may hold above AWS
+// WAF's quota (MaxAddresses), so that a test or a benchmark can make the
+// Server answer GetIPSet with a body of many megabytes, as a hostile or
+// broken endpoint could. n <= 0 keeps MaxAddresses.
+func WithMaxAddresses(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxAddresses = n
+		}
+	}
 }
 
 // WithMaxBodyBytes sets the largest request body accepted; a larger one
