@@ -334,7 +334,7 @@ func (f *Fence) DialContext(ctx context.Context, network, address string) (net.C
 // change between the two lookups is the proxy's to police.
 func (f *Fence) Transport(base *http.Transport) *http.Transport {
 	t := base.Clone()
-	t.Dial = nil //nolint:staticcheck // cleared so that it cannot bypass the fence
+	t.Dial = nil    //nolint:staticcheck // cleared so that it cannot bypass the fence
 	t.DialTLS = nil //nolint:staticcheck // as above
 	t.DialTLSContext = nil
 	proxies := &sync.Map{} // "host:port" of the proxies base.Proxy named
