@@ -33,6 +33,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/netfence"
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
 	"github.com/listkeeper/listkeeper/internal/membership"
 	"github.com/listkeeper/listkeeper/internal/metrics"
@@ -95,6 +96,12 @@ type managerConfig struct {
 	// storePolicy is Options.StorePolicy (a test token endpoint a key may
 	// name).
 	storePolicy stores.Policy
+	// allowedHosts is Options.AllowedHosts; nil: 127.0.0.0/8, the
+	// allowance every test server on loopback needs past the dial fence.
+	// A test of the fence's default refusals sets an empty, non-nil one.
+	allowedHosts []string
+	// dialResolver is Options.DialResolver (default: the system's).
+	dialResolver netfence.Resolver
 	// finalizerAtBirth is Options.FinalizerAtBirth; nil: what the API
 	// server does (the MutatingAdmissionPolicy is installed where it is
 	// served). A test of the path without the policy sets it to never.
@@ -176,7 +183,10 @@ func startManager(t *testing.T, c managerConfig) *replica {
 		NewRateLimiter: c.newRateLimiter, LateWriteBound: c.lateWriteBound, NamespacedOnly: c.namespacedOnly,
 		ReconcileTimeout: c.reconcileTimeout, SecretAccess: c.secretAccess,
 		SecretRefresh: c.secretRefresh, ClusterAmbientCredentials: c.clusterAmbient, StorePolicy: c.storePolicy,
-		FinalizerAtBirth: c.finalizerAtBirth}
+		FinalizerAtBirth: c.finalizerAtBirth, AllowedHosts: c.allowedHosts, DialResolver: c.dialResolver}
+	if o.AllowedHosts == nil {
+		o.AllowedHosts = []string{"127.0.0.0/8"}
+	}
 	var member *membership.Member
 	if c.member {
 		kube, err := kubernetes.NewForConfig(cfg)

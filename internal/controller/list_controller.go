@@ -464,8 +464,9 @@ func (r *ListReconciler) kind() v1alpha1.ListKind {
 // needsUser) and as a Warning event with the same reason.
 func (r *ListReconciler) fail(s *listScope, err error) {
 	reason := reasonFor(err)
-	s.conditions().failed(reason, err.Error())
-	r.Recorder.Eventf(s.list, nil, corev1.EventTypeWarning, reason, "Check", "%s", err.Error())
+	msg := messageFor(reason, err)
+	s.conditions().failed(reason, msg)
+	r.Recorder.Eventf(s.list, nil, corev1.EventTypeWarning, reason, "Check", "%s", msg)
 }
 
 func (s *listScope) conditions() conditions { return listConditions(s.list) }
