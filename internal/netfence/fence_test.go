@@ -323,3 +323,23 @@ func TestRoundTripperChecksTarget(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestAPIServerHostsResolved: an API server host that is a name (a
+// kubeconfig's server) is resolved once by New, and its addresses are
+// refused like the metadata addresses; one that does not resolve is
+// reported and skipped, and the Fence works without it.
+func TestAPIServerHostsResolved(t *testing.T) {
+	res := fakeResolver{"api.cluster.test": {"10.0.0.10", "fd00::10"}}
+	f, err := New(context.Background(), Options{Resolver: res, APIServerHosts: []string{"api.cluster.test:6443", "gone.cluster.test"}})
+	if err == nil || !strings.Contains(err.Error(), "gone.cluster.test") {
+		t.Errorf("New: %v, want the name that did not resolve reported", err)
+	}
+	for _, ip := range []string{"10.0.0.10", "fd00::10", "::ffff:10.0.0.10"} {
+		if err := f.Check("kubernetes.default.svc", 443, netip.MustParseAddr(ip)); !errors.Is(err, ErrNotAllowed) {
+			t.Errorf("Check(%s) = %v, want ErrNotAllowed", ip, err)
+		}
+	}
+	if err := f.Check("x", 443, netip.MustParseAddr("10.0.0.11")); err != nil {
+		t.Errorf("Check(10.0.0.11) = %v, want allowed", err)
+	}
+}
