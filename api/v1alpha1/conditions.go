@@ -112,6 +112,15 @@ const (
 	// was configured to talk to.
 	ReasonHostNotAllowed = "HostNotAllowed"
 
+	// ReasonDestinationNotAllowed means the list's host resolves to an
+	// address the operator may not reach: link-local (cloud metadata),
+	// loopback, unspecified, or the Kubernetes API server's, or outside the
+	// --allowed-hosts entry it matched. Nothing was sent. The message names
+	// no address, so that a tenant does not learn what a name resolves to;
+	// an administrator lifts the refusal with a CIDR entry in
+	// --allowed-hosts.
+	ReasonDestinationNotAllowed = "DestinationNotAllowed"
+
 	// ReasonReady means the ExternalList is reachable and its document is
 	// well-formed (Ready=True).
 	ReasonReady = "Ready"

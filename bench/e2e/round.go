@@ -193,7 +193,9 @@ func (rr *roundRun) setUp(ctx context.Context) error {
 	}
 	// The members' Leases live beside the entries, whatever namespace the
 	// managers would otherwise pick.
-	args := []string{"--lease-namespace", namespace}
+	// The list server is on loopback, which the dial fence refuses
+	// unless a CIDR entry allows it.
+	args := []string{"--lease-namespace", namespace, "--allowed-hosts", "127.0.0.0/8"}
 	if b.cfg.batchInterval != "" {
 		args = append(args, "--batch-interval", b.cfg.batchInterval)
 	}

@@ -93,6 +93,10 @@ var explanations = map[string]explanation{
 		Meaning: "spec.url's host is outside --allowed-hosts",
 		Action:  "ask the operator's admin",
 	},
+	v1alpha1.ReasonDestinationNotAllowed: {
+		Meaning: "the list's host resolves to an address the operator may not reach (link-local, loopback, metadata or the Kubernetes API server, or outside its --allowed-hosts entry); nothing was sent",
+		Action:  "point the list at a host outside the cluster's own network, or ask the operator's admin to allow the range in --allowed-hosts",
+	},
 	v1alpha1.ReasonInsecureTransport: {
 		Meaning: "the list would send Secret headers, credentials or a URL from a Secret over plain http; nothing was sent",
 		Action:  "use an https URL; for a loopback or test server only, set spec.allowInsecureHTTP: true",

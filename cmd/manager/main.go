@@ -33,6 +33,7 @@ import (
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 	"github.com/listkeeper/listkeeper/internal/membership"
 	"github.com/listkeeper/listkeeper/internal/metrics"
+	"github.com/listkeeper/listkeeper/internal/netfence"
 	"github.com/listkeeper/listkeeper/internal/stores"
 	"github.com/listkeeper/listkeeper/internal/version"
 )
@@ -83,7 +84,10 @@ func (o *options) bind(fs *flag.FlagSet) {
 	fs.IntVar(&o.maxConcurrent, "max-concurrent-reconciles", controller.DefaultMaxConcurrentReconciles, "Workers of the ExternalList and ClusterExternalList controllers.")
 	fs.IntVar(&o.maxEntryWorkers, "max-concurrent-entry-reconciles", 0, fmt.Sprintf("Workers of the ListEntry controller; 0: %d × --max-concurrent-reconciles. An entry's reconcile mostly waits for one API write, and one replica works every entry of a document, so this pool is sized by the API server's latency.", controller.EntryWorkersPerListWorker))
 	fs.StringVar(&o.namespace, "namespace", "", "Only watch this namespace (empty: all).")
-	fs.StringVar(&o.allowedHosts, "allowed-hosts", "", "Comma-separated host patterns (path.Match, e.g. '*.lists.example.com') that spec.url may name; empty allows all.")
+	fs.StringVar(&o.allowedHosts, "allowed-hosts", "", "Comma-separated entries that a list's URL or endpoint must match: host patterns (path.Match, e.g. '*.lists.example.com'), "+
+		"optionally with a port ('*.lists.example.com:443'), and CIDR ranges or IP addresses, optionally with a port ('10.20.0.0/16', '10.20.0.0/16:8443', '[fd00::/8]:443'). "+
+		"Empty allows every host by name. Whatever it says, the operator never dials link-local (cloud metadata), loopback, unspecified or the API server's addresses for a list "+
+		"unless a CIDR entry contains the address ('127.0.0.0/8' for a list server on loopback). A malformed entry stops the manager.")
 	fs.DurationVar(&o.requestTimeout, "request-timeout", etagclient.DefaultRequestTimeout, "Timeout of one HTTP request to a list server, body included.")
 	fs.Int64Var(&o.maxBodyBytes, "max-body-bytes", etagclient.DefaultMaxBodyBytes, "Largest list document read or written; a larger one is refused before anything of it is kept.")
 	fs.IntVar(&o.maxItems, "max-items", etagclient.DefaultMaxItems, "Most items a list document may hold; a document with more is refused before anything of it is kept.")
@@ -184,6 +188,11 @@ func run() error {
 		return nil
 	}
 	if err := o.checkMetricsCert(); err != nil {
+		return err
+	}
+	// Checked before anything starts: a fence other than the one the
+	// administrator meant must not run (controller.Setup checks again).
+	if _, err := netfence.ParseAllowlist(splitList(o.allowedHosts)); err != nil {
 		return err
 	}
 	ctrl.SetLogger(newLogger(&zapOpts, os.Stderr))

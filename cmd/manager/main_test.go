@@ -22,6 +22,7 @@ import (
 	"flag"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -161,6 +162,21 @@ func TestDefaultMemberGroup(t *testing.T) {
 	} {
 		if got := defaultMemberGroup(pod); got != want {
 			t.Errorf("defaultMemberGroup(%q) = %q, want %q", pod, got, want)
+		}
+	}
+}
+
+// TestAllowedHostsMalformed: a malformed --allowed-hosts entry stops the
+// manager before it starts, with a message that names the entry: it must
+// not run with a fence other than the one its administrator meant.
+func TestAllowedHostsMalformed(t *testing.T) {
+	for _, entry := range []string{"10.0.0.1/8", "lists.example.com:http", "[fd00::/8]443"} {
+		_, stderr, err := manager(t, "--allowed-hosts=127.0.0.0/8,"+entry)
+		if err == nil {
+			t.Fatalf("manager --allowed-hosts=%s started", entry)
+		}
+		if !strings.Contains(stderr, strconv.Quote(entry)) {
+			t.Errorf("manager --allowed-hosts=%s: stderr %q does not name the entry", entry, stderr)
 		}
 	}
 }

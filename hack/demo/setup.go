@@ -92,7 +92,9 @@ func (d *demo) setUp(ctx context.Context) error {
 	// who owns the list.
 	d.replicas, err = harness.StartManagers(ctx, d.sup, harness.ManagerOptions{
 		Bin: filepath.Join(d.cfg.bin, "manager"), Kubeconfig: d.cluster.Kubeconfig, Workers: replicaWorkers,
-		Args: []string{"--lease-namespace", namespace},
+		// The demo's store is on loopback, which the dial fence
+		// refuses unless a CIDR entry allows it.
+		Args: []string{"--lease-namespace", namespace, "--allowed-hosts", "127.0.0.0/8"},
 	}, d.cfg.replicas)
 	if err != nil {
 		return err

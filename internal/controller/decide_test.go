@@ -15,6 +15,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/netfence"
 )
 
 // entry builds a ListEntry for the decision tables.
@@ -190,6 +191,8 @@ func TestReasonFor(t *testing.T) {
 		{"anything else", errors.New("boom"), v1alpha1.ReasonListUnreachable},
 		{"config error", &configError{reason: v1alpha1.ReasonSecretNotFound, msg: "secret"}, v1alpha1.ReasonSecretNotFound},
 		{"config error wrapped", fmt.Errorf("resolve: %w", &configError{reason: v1alpha1.ReasonHostNotAllowed}), v1alpha1.ReasonHostNotAllowed},
+		{"dial fence refusal", fmt.Errorf("GET http://x/: %w", &netfence.DeniedError{}), v1alpha1.ReasonDestinationNotAllowed},
+		{"dial fence refusal in a transport error", fmt.Errorf("GET http://x/: %w: %w", etagclient.ErrUnreachable, &netfence.DeniedError{}), v1alpha1.ReasonDestinationNotAllowed},
 		{"invalid spec", &configError{reason: v1alpha1.ReasonInvalidSpec}, v1alpha1.ReasonInvalidSpec},
 		{"joined: config error wins over class", errors.Join(&configError{reason: v1alpha1.ReasonInvalidSpec}, etagclient.ErrUnreachable), v1alpha1.ReasonInvalidSpec},
 	}

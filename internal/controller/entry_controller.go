@@ -641,9 +641,10 @@ func (r *EntryReconciler) releaseFinalizer(ctx context.Context, entry *v1alpha1.
 // and returns it for the workqueue's backoff.
 func (r *EntryReconciler) fail(s *entryScope, action string, err error) error {
 	reason := reasonFor(err)
-	s.setSynced(metav1.ConditionFalse, reason, err.Error())
-	s.conditions().failed(reason, err.Error())
-	r.Recorder.Eventf(s.entry, nil, corev1.EventTypeWarning, reason, action, "%s ID %q: %s", action, s.entry.Spec.ID, err.Error())
+	msg := messageFor(reason, err)
+	s.setSynced(metav1.ConditionFalse, reason, msg)
+	s.conditions().failed(reason, msg)
+	r.Recorder.Eventf(s.entry, nil, corev1.EventTypeWarning, reason, action, "%s ID %q: %s", action, s.entry.Spec.ID, msg)
 	return err
 }
 

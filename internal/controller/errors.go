@@ -8,6 +8,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/netfence"
 	"github.com/listkeeper/listkeeper/internal/stores"
 )
 
@@ -49,6 +50,8 @@ func reasonFor(err error) string {
 		return v1alpha1.ReasonInvalidDocument
 	case errors.Is(err, etagclient.ErrConflictRetriesExhausted):
 		return v1alpha1.ReasonConflictRetriesExhausted
+	case errors.Is(err, netfence.ErrNotAllowed):
+		return v1alpha1.ReasonDestinationNotAllowed
 	case errors.Is(err, stores.ErrAmbientNotAllowed):
 		return v1alpha1.ReasonAmbientCredentialsNotAllowed
 	case errors.Is(err, etagclient.ErrUnauthorized):
@@ -60,35 +63,49 @@ func reasonFor(err error) string {
 	}
 }
 
+// losesStanding reports whether a list whose reconcile failed for reason
+// has shown it cannot read its document (with its credentials, its
+// configuration, or at its items pointer), and so loses its place in the
+// claim on it (see hasStanding). A failure that may pass by itself
+// (ListUnreachable, MemoryBudgetExceeded, a write's
+// ConflictRetriesExhausted or Rejected) keeps it: a server's bad minute
+// must not move a claim.
+func losesStanding(reason string) bool {
+	switch reason {
+	case v1alpha1.ReasonUnauthorized, v1alpha1.ReasonListNotFound, v1alpha1.ReasonInvalidDocument,
+		v1alpha1.ReasonUnsafeServer, v1alpha1.ReasonInvalidSpec, v1alpha1.ReasonSecretNotFound,
+		v1alpha1.ReasonHostNotAllowed, v1alpha1.ReasonInsecureTransport, v1alpha1.ReasonAmbientCredentialsNotAllowed,
+		v1alpha1.ReasonDestinationNotAllowed:
+		return true
+	}
+	return false
+}
+
 // needsUser reports whether a failure with this reason can only end with a
 // change from the user (a spec, a Secret, the server's configuration or
 // its document, another list that holds the claim): it is reported as
 // Stalled, which kstatus reads as Failed. Any other reason
 // (ListUnreachable, ConflictRetriesExhausted) is transient: the operator
 // retries, and reports Reconciling.
-// losesStanding reports whether a list whose reconcile failed for reason
-// has shown it cannot read its document (with its credentials, its
-// configuration, or at its items pointer), and so loses its place in the
-// claim on it (see hasStanding). A failure that may pass by itself
-// (ListUnreachable, a write's ConflictRetriesExhausted or Rejected) keeps
-// it: a server's bad minute must not move a claim.
-func losesStanding(reason string) bool {
-	switch reason {
-	case v1alpha1.ReasonUnauthorized, v1alpha1.ReasonListNotFound, v1alpha1.ReasonInvalidDocument,
-		v1alpha1.ReasonUnsafeServer, v1alpha1.ReasonInvalidSpec, v1alpha1.ReasonSecretNotFound,
-		v1alpha1.ReasonHostNotAllowed, v1alpha1.ReasonInsecureTransport, v1alpha1.ReasonAmbientCredentialsNotAllowed:
-		return true
-	}
-	return false
-}
-
 func needsUser(reason string) bool {
 	switch reason {
-	case v1alpha1.ReasonInvalidSpec, v1alpha1.ReasonSecretNotFound, v1alpha1.ReasonHostNotAllowed,
+	case v1alpha1.ReasonInvalidSpec, v1alpha1.ReasonSecretNotFound, v1alpha1.ReasonHostNotAllowed, v1alpha1.ReasonDestinationNotAllowed,
 		v1alpha1.ReasonInsecureTransport, v1alpha1.ReasonUnauthorized, v1alpha1.ReasonRejected,
 		v1alpha1.ReasonUnsafeServer, v1alpha1.ReasonInvalidDocument, v1alpha1.ReasonListNotFound,
 		v1alpha1.ReasonDocumentInUse, v1alpha1.ReasonNamespaceNotAllowed, v1alpha1.ReasonAmbientCredentialsNotAllowed:
 		return true
 	}
 	return false
+}
+
+// messageFor is the condition message and event text of err, whose reason
+// is reason: err's own text, except for a refused destination, whose
+// message is the fence's fixed words without the URL or anything a dial
+// error may have said, so that it names no address the list's host
+// resolves to.
+func messageFor(reason string, err error) string {
+	if reason == v1alpha1.ReasonDestinationNotAllowed {
+		return netfence.NotAllowedMessage
+	}
+	return err.Error()
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
 	"github.com/listkeeper/listkeeper/internal/membership"
 	"github.com/listkeeper/listkeeper/internal/metrics"
+	"github.com/listkeeper/listkeeper/internal/netfence"
 	"github.com/listkeeper/listkeeper/internal/stores"
 )
 
@@ -95,6 +96,12 @@ type managerConfig struct {
 	// storePolicy is Options.StorePolicy (a test token endpoint a key may
 	// name).
 	storePolicy stores.Policy
+	// allowedHosts is Options.AllowedHosts; nil: 127.0.0.0/8, the
+	// allowance every test server on loopback needs past the dial fence.
+	// A test of the fence's default refusals sets an empty, non-nil one.
+	allowedHosts []string
+	// dialResolver is Options.DialResolver (default: the system's).
+	dialResolver netfence.Resolver
 	// finalizerAtBirth is Options.FinalizerAtBirth; nil: what the API
 	// server does (the MutatingAdmissionPolicy is installed where it is
 	// served). A test of the path without the policy sets it to never.
@@ -179,7 +186,11 @@ func startManager(t *testing.T, c managerConfig) *replica {
 		NewRateLimiter: c.newRateLimiter, LateWriteBound: c.lateWriteBound, NamespacedOnly: c.namespacedOnly,
 		ReconcileTimeout: c.reconcileTimeout, SecretAccess: c.secretAccess,
 		SecretRefresh: c.secretRefresh, ClusterAmbientCredentials: c.clusterAmbient, StorePolicy: c.storePolicy,
-		FinalizerAtBirth: c.finalizerAtBirth, MemoryBudgetBytes: c.memoryBudget}
+		FinalizerAtBirth: c.finalizerAtBirth, MemoryBudgetBytes: c.memoryBudget,
+		AllowedHosts: c.allowedHosts, DialResolver: c.dialResolver}
+	if o.AllowedHosts == nil {
+		o.AllowedHosts = []string{"127.0.0.0/8"}
+	}
 	var member *membership.Member
 	if c.member {
 		kube, err := kubernetes.NewForConfig(cfg)

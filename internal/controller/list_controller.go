@@ -510,8 +510,9 @@ func (r *ListReconciler) fail(s *listScope, err error) {
 	if losesStanding(reason) {
 		s.list.ListStatus().EarnedClaim = ""
 	}
-	s.conditions().failed(reason, err.Error())
-	r.Recorder.Eventf(s.list, nil, corev1.EventTypeWarning, reason, "Check", "%s", err.Error())
+	msg := messageFor(reason, err)
+	s.conditions().failed(reason, msg)
+	r.Recorder.Eventf(s.list, nil, corev1.EventTypeWarning, reason, "Check", "%s", msg)
 }
 
 func (s *listScope) conditions() conditions { return listConditions(s.list) }

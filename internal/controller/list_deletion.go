@@ -151,7 +151,7 @@ func (r *ListReconciler) removeEntryIDs(ctx context.Context, s *listScope) (bool
 func (r *ListReconciler) cleanupFailed(ctx context.Context, s *listScope, err error) (ctrl.Result, error) {
 	reason := reasonFor(err)
 	msg := "deletionPolicy Delete: the entries' IDs could not be removed, so the list stays until they are " +
-		"(set deletionPolicy to Orphan to let it go and leave them): " + err.Error()
+		"(set deletionPolicy to Orphan to let it go and leave them): " + messageFor(reason, err)
 	s.conditions().failed(reason, msg)
 	r.Recorder.Eventf(s.list, nil, corev1.EventTypeWarning, reason, "Delete", "%s", msg)
 	return ctrl.Result{}, errors.Join(err, r.patchStatus(ctx, s))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/netfence"
 )
 
 func TestHostAllowed(t *testing.T) {
@@ -36,7 +37,12 @@ func TestHostAllowed(t *testing.T) {
 		{name: "second pattern matches", url: "https://b.example.net/l", patterns: []string{"a.example.net", "b.example.net"}, want: true},
 		{name: "userinfo is not the host", url: "https://lists.example.com@evil.io/l", patterns: []string{"lists.example.com"}, want: false},
 		{name: "IPv6 literal", url: "http://[::1]:8080/l", patterns: []string{"::1"}, want: true},
-		{name: "malformed pattern matches nothing", url: "https://lists.example.com/l", patterns: []string{"[lists"}, want: false},
+		{name: "pattern with port", url: "https://a.lists.example.com/l", patterns: []string{"*.lists.example.com:443"}, want: true},
+		{name: "pattern with port, other port", url: "https://a.lists.example.com:8443/l", patterns: []string{"*.lists.example.com:443"}, want: false},
+		{name: "CIDR", url: "http://10.20.1.2:8080/l", patterns: []string{"10.20.0.0/16"}, want: true},
+		{name: "CIDR, address outside", url: "http://10.21.1.2/l", patterns: []string{"10.20.0.0/16"}, want: false},
+		{name: "CIDR does not match a name", url: "http://lists.example.com/l", patterns: []string{"10.20.0.0/16"}, want: false},
+		{name: "IPv6 CIDR with port", url: "https://[fd00::5]/l", patterns: []string{"[fd00::/8]:443"}, want: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,7 +50,7 @@ func TestHostAllowed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := hostAllowed(u, tc.patterns); got != tc.want {
+			if got := hostAllowed(u, netfence.MustParseAllowlist(tc.patterns...)); got != tc.want {
 				t.Errorf("hostAllowed(%s, %v) = %t, want %t", tc.url, tc.patterns, got, tc.want)
 			}
 		})

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"path"
 	"sort"
 	"strings"
 	"sync"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/netfence"
 	"github.com/listkeeper/listkeeper/internal/stores"
 )
 
@@ -50,9 +50,10 @@ type resolver struct {
 	cached client.Reader
 	// live reads Secret data.
 	live client.Reader
-	// allowedHosts, when not empty, are path.Match patterns; a list whose
-	// URL host (with or without port) matches none is refused.
-	allowedHosts []string
+	// allowedHosts is the parsed --allowed-hosts; when not empty, a list
+	// whose URL's host and port match no entry is refused
+	// (HostNotAllowed). Where the host resolves to is the dial fence's.
+	allowedHosts *netfence.Allowlist
 	// clusterNamespace is where the Secrets of ClusterExternalLists live.
 	clusterNamespace string
 	// stores is the store credentials policy of ClusterExternalLists
@@ -363,19 +364,11 @@ func validHeaderName(k string) bool {
 	return true
 }
 
-func hostAllowed(u *url.URL, patterns []string) bool {
-	if len(patterns) == 0 {
-		return true
-	}
-	for _, p := range patterns {
-		if ok, _ := path.Match(p, u.Hostname()); ok {
-			return true
-		}
-		if ok, _ := path.Match(p, u.Host); ok {
-			return true
-		}
-	}
-	return false
+// hostAllowed reports whether u's host and port match an entry of allow
+// (by name pattern, or an IP literal inside a range); an empty allow
+// allows every host.
+func hostAllowed(u *url.URL, allow *netfence.Allowlist) bool {
+	return allow.AllowsURL(u)
 }
 
 // redactedURL is what status.redactedURL, messages, logs and the audit log

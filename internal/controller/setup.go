@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"os"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 	"github.com/listkeeper/listkeeper/internal/finalizerpolicy"
 	"github.com/listkeeper/listkeeper/internal/metrics"
+	"github.com/listkeeper/listkeeper/internal/netfence"
 	"github.com/listkeeper/listkeeper/internal/stores"
 )
 
@@ -54,9 +57,19 @@ type Options struct {
 	// it from the Go runtime's soft memory limit (etagclient.BudgetFor);
 	// negative turns the budget off. Default: 0.
 	MemoryBudgetBytes int64
-	// AllowedHosts, when not empty, are path.Match patterns that an
-	// ExternalList's URL host must match. Default: every host.
+	// AllowedHosts are the entries of --allowed-hosts (see
+	// netfence.ParseAllowlist): host name patterns (path.Match) and CIDR
+	// ranges, each with an optional port. When not empty, a list's URL or
+	// endpoint must match one by name or IP literal and port
+	// (HostNotAllowed otherwise). A range entry also lifts the dial fence's
+	// default refusals for the addresses it contains. A malformed entry
+	// fails Setup. Default: every host, and the default refusals.
 	AllowedHosts []string
+	// DialResolver resolves list hosts for the dial fence, which Setup
+	// always installs in every list client and credential request a
+	// list's spec can steer. Default: net.DefaultResolver; tests inject
+	// names.
+	DialResolver netfence.Resolver
 	// Owner decides which replica acts on what. Default: SoleOwner.
 	Owner Owner
 	// RecorderName names the event source. Default: "listkeeper".
@@ -198,6 +211,24 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if o.ReconcileTimeout <= 0 {
 		o.ReconcileTimeout = DefaultReconcileTimeout
 	}
+	allow, err := netfence.ParseAllowlist(o.AllowedHosts)
+	if err != nil {
+		return err
+	}
+	// The API server's addresses are refused to lists: the host the
+	// manager itself talks to, and the in-cluster service's.
+	apiHosts := []string{os.Getenv("KUBERNETES_SERVICE_HOST")}
+	if cfg := mgr.GetConfig(); cfg != nil && cfg.Host != "" {
+		apiHosts = append(apiHosts, apiServerHost(cfg.Host))
+	}
+	fence, err := netfence.New(context.Background(), netfence.Options{Allow: allow, APIServerHosts: apiHosts, Resolver: o.DialResolver})
+	if err != nil {
+		// The fence works without the names it could not resolve; the
+		// API server's service IP is a literal in a cluster.
+		mgr.GetLogger().Error(err, "the dial fence could not resolve the API server's host; its addresses are not refused by name")
+	}
+	o.ClientOptions = append(slices.Clip(o.ClientOptions), etagclient.WithDialFence(fence))
+	o.StorePolicy.DialFence = fence
 	if err := o.StorePolicy.Validate(); err != nil {
 		return fmt.Errorf("store credentials policy: %w", err)
 	}
@@ -225,7 +256,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		Options: clientOptions,
 		Audit:   &Audit{Log: o.AuditLog, Lists: mgr.GetClient(), Replica: o.Identity},
 		Owner:   o.Owner,
-		resolver: &resolver{cached: mgr.GetClient(), live: mgr.GetAPIReader(), allowedHosts: o.AllowedHosts,
+		resolver: &resolver{cached: mgr.GetClient(), live: mgr.GetAPIReader(), allowedHosts: allow,
 			clusterNamespace: o.ClusterResourceNamespace, secretsByGet: o.SecretAccess == SecretAccessGet,
 			secretRefresh: o.SecretRefresh, stores: o.StorePolicy,
 			clusterAmbient: o.ClusterAmbientCredentials, namespacedAmbient: o.NamespacedAmbientCredentials},
@@ -294,4 +325,13 @@ func (o Options) finalizerProbeNamespace() string {
 		return o.WatchNamespace
 	}
 	return o.ClusterResourceNamespace
+}
+
+// apiServerHost returns the host (and port) of a rest.Config's Host, which
+// is a URL or a bare host[:port].
+func apiServerHost(h string) string {
+	if u, err := url.Parse(h); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return h
 }

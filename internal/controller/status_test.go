@@ -32,7 +32,7 @@ import (
 func TestNeedsUser(t *testing.T) {
 	t.Parallel()
 	stalled := []string{
-		v1alpha1.ReasonInvalidSpec, v1alpha1.ReasonSecretNotFound, v1alpha1.ReasonHostNotAllowed,
+		v1alpha1.ReasonInvalidSpec, v1alpha1.ReasonSecretNotFound, v1alpha1.ReasonHostNotAllowed, v1alpha1.ReasonDestinationNotAllowed,
 		v1alpha1.ReasonInsecureTransport, v1alpha1.ReasonUnauthorized, v1alpha1.ReasonRejected,
 		v1alpha1.ReasonUnsafeServer, v1alpha1.ReasonInvalidDocument, v1alpha1.ReasonListNotFound,
 	}

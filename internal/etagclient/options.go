@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+
+	"github.com/listkeeper/listkeeper/internal/netfence"
 )
 
 // Defaults of the options. Each option's doc names the one it overrides.
@@ -118,6 +120,7 @@ type config struct {
 	signer           Signer
 	backend          BackendFactory
 	fence            Fence
+	dialFence        *netfence.Fence
 	shownURL         string
 	weakETagWait     time.Duration
 	transportRetries int
@@ -155,6 +158,17 @@ func defaultConfig() config {
 // client is copied, not changed. Default: a pooled transport shared by every
 // Client without a TLS config.
 func WithHTTPClient(c *http.Client) Option { return func(o *config) { o.httpClient = c } }
+
+// WithDialFence sends every connection of the Client through f (see
+// package netfence): the shared transport, the transport of a TLS config,
+// and a client given with WithHTTPClient (an *http.Transport is cloned
+// with the fence's dialer, any other transport gets the fence's check of
+// each request's target). Redirects are dials too, and pass it. A
+// connection the fence refuses fails with netfence.ErrNotAllowed before
+// anything is sent, and is never retried. Default: none; a Client used
+// alone dials wherever its URL leads. The operator's manager always gives
+// one.
+func WithDialFence(f *netfence.Fence) Option { return func(o *config) { o.dialFence = f } }
 
 // WithTLSConfig sets the TLS configuration, for example a private CA pool.
 // Ignored when WithHTTPClient is given. Default: the system roots.

@@ -12,11 +12,13 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
 
+	"github.com/listkeeper/listkeeper/internal/netfence"
 	"github.com/listkeeper/listkeeper/internal/safetext"
 )
 
@@ -28,6 +30,23 @@ var sharedTransport = func() *http.Transport {
 	return t
 }()
 
+// fencedShared holds the shared transport of each dial fence (one in the
+// operator), built from sharedTransport with the fence's dialer, so that
+// the lists of one fence pool their connections as the unfenced ones do.
+var fencedShared sync.Map // *netfence.Fence → *http.Transport
+
+// shared returns the shared transport of f, sharedTransport for none.
+func shared(f *netfence.Fence) *http.Transport {
+	if f == nil {
+		return sharedTransport
+	}
+	if t, ok := fencedShared.Load(f); ok {
+		return t.(*http.Transport)
+	}
+	t, _ := fencedShared.LoadOrStore(f, f.Transport(sharedTransport))
+	return t.(*http.Transport)
+}
+
 // newHTTPClient builds the HTTP client of one Client's backend (see
 // BackendEnv.HTTPClient), and returns the transport it built for the Client
 // alone (for a TLS config), or nil.
@@ -37,13 +56,24 @@ func newHTTPClient(cfg *config, origin *url.URL) (*http.Client, *http.Transport,
 	switch {
 	case cfg.httpClient != nil:
 		hc = *cfg.httpClient
+		if cfg.dialFence != nil {
+			if t, ok := hc.Transport.(*http.Transport); ok || hc.Transport == nil {
+				if !ok {
+					t = http.DefaultTransport.(*http.Transport)
+				}
+				own = cfg.dialFence.Transport(t)
+				hc.Transport = own
+			} else {
+				hc.Transport = cfg.dialFence.RoundTripper(hc.Transport)
+			}
+		}
 	case cfg.tlsConfig != nil:
-		t := sharedTransport.Clone()
+		t := shared(cfg.dialFence).Clone()
 		t.TLSClientConfig = cfg.tlsConfig.Clone()
 		hc.Transport = t
 		own = t
 	default:
-		hc.Transport = sharedTransport
+		hc.Transport = shared(cfg.dialFence)
 	}
 	if hc.Transport == nil {
 		hc.Transport = http.DefaultTransport
@@ -83,7 +113,7 @@ func newRetryingClient(cfg *config, hc *http.Client) *retryablehttp.Client {
 }
 
 // checkRetry retries GETs after connection errors, and every request after
-// 429 and 5xx (except 501). A PUT that got no answer is not retried here: it
+// 429 and 5xx (except 501); never a connection the dial fence refused. A PUT that got no answer is not retried here: it
 // may have been committed, and the read-modify-write loop resolves that by
 // re-reading. Retrying a conditional PUT after a 5xx is safe: if the first
 // try was committed after all, If-Match makes the second fail with 412.
@@ -92,7 +122,8 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		return false, ctx.Err()
 	}
 	if err != nil {
-		if errors.Is(err, ErrRedirect) || errors.Is(err, errSign) || errors.Is(err, ErrFenced) || errors.Is(err, ErrMemoryBudget) || isCertError(err) {
+		if errors.Is(err, ErrRedirect) || errors.Is(err, errSign) || errors.Is(err, ErrFenced) || errors.Is(err, ErrMemoryBudget) ||
+			errors.Is(err, netfence.ErrNotAllowed) || isCertError(err) {
 			return false, nil
 		}
 		if method := requestMethod(err); method != http.MethodGet && method != "" {
@@ -183,6 +214,10 @@ func transportError(method, safeURL string, err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
+	}
+	if denied, ok := errors.AsType[*netfence.DeniedError](err); ok {
+		// Only the refusal: the dial error around it names the address.
+		return fmt.Errorf("%s %s: %w", method, safeURL, denied)
 	}
 	if errors.Is(err, ErrRedirect) || errors.Is(err, errSign) || errors.Is(err, ErrFenced) || errors.Is(err, ErrMemoryBudget) {
 		return fmt.Errorf("%s %s: %w", method, safeURL, err)

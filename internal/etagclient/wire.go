@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 
+	"github.com/listkeeper/listkeeper/internal/netfence"
 	"github.com/listkeeper/listkeeper/internal/safetext"
 )
 
@@ -235,7 +236,7 @@ func (b *httpBackend) Write(ctx context.Context, next *Document, create bool, ba
 		if errors.Is(err, ErrFenced) || errors.Is(context.Cause(ctx), ErrFenced) {
 			return WriteAnswer{Outcome: WriteUnknown, Cause: err}, nil
 		}
-		if errors.Is(err, ErrRedirect) || errors.Is(err, errSign) || isCertError(err) || ctx.Err() != nil {
+		if errors.Is(err, ErrRedirect) || errors.Is(err, errSign) || errors.Is(err, netfence.ErrNotAllowed) || isCertError(err) || ctx.Err() != nil {
 			return WriteAnswer{}, transportError(http.MethodPut, b.safeURL, err)
 		}
 		return WriteAnswer{Outcome: WriteUnknown, Cause: err}, nil

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/listkeeper/listkeeper/internal/netfence"
 )
 
 // credentialTransport carries every request for a token or for
@@ -18,6 +20,27 @@ var credentialTransport = func() http.RoundTripper {
 	t.DisableKeepAlives = true
 	return t
 }()
+
+// fencedCredentials holds the fenced credential transport of each dial
+// fence (one in the operator).
+var fencedCredentials sync.Map // *netfence.Fence → http.RoundTripper
+
+// fencedCredentialTransport returns credentialTransport with f's dialer,
+// for credential requests whose endpoint a list's Secret chooses (a
+// service-account key's token_uri); credentialTransport itself for no
+// fence. The operator's own ambient chains keep credentialTransport:
+// they must reach the provider's metadata endpoint, which the fence
+// refuses, and no tenant chooses where they go.
+func fencedCredentialTransport(f *netfence.Fence) http.RoundTripper {
+	if f == nil {
+		return credentialTransport
+	}
+	if rt, ok := fencedCredentials.Load(f); ok {
+		return rt.(http.RoundTripper)
+	}
+	rt, _ := fencedCredentials.LoadOrStore(f, f.RoundTripper(credentialTransport))
+	return rt.(http.RoundTripper)
+}
 
 // credentialRequestTimeout bounds any one credential request, also one
 // that no signing request's context bounds.

@@ -83,8 +83,11 @@ func googleSigner(ctx context.Context, g *v1alpha1.GCPAuth, secret SecretFunc, p
 		if err != nil {
 			return nil, "", fmt.Errorf("secret %q key %q: %w", g.SecretRef.Name, GCPCredentialsKey, err)
 		}
+		// The key's token_uri is the Secret's choice: its requests go
+		// through the dial fence (ADC's below are the operator's own).
+		keyBase := fencedCredentialTransport(policy.DialFence)
 		s := &bearer{tokens: newTokenCache(func(ctx context.Context) (*oauth2.Token, error) {
-			return cfg.TokenSource(oauthContext(ctx, base)).Token()
+			return cfg.TokenSource(oauthContext(ctx, keyBase)).Token()
 		})}
 		return s, fingerprint(a.fingerprint+"-secret", vals), nil
 	}

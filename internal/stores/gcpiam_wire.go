@@ -33,6 +33,7 @@ import (
 	"google.golang.org/api/googleapi"
 
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/netfence"
 )
 
 // iamTransport puts a bearer token on each request of the Google services
@@ -187,6 +188,11 @@ func failure(op string, err error, ans *answer) error {
 	if errors.Is(err, etagclient.ErrMemoryBudget) {
 		return fmt.Errorf("%s: %w: the memory budget had no room for the answer", op, etagclient.ErrMemoryBudget)
 	}
+	if errors.Is(err, netfence.ErrNotAllowed) {
+		// Refused by the dial fence, nothing sent; the dial's own
+		// error would name the address.
+		return fmt.Errorf("%s: %w", op, &netfence.DeniedError{})
+	}
 	if ans.success() {
 		return fmt.Errorf("%s: %w: %w", op, etagclient.ErrInvalidDocument, &quietError{what: "the answer is not a policy", cause: err})
 	}
@@ -200,6 +206,8 @@ func transportWords(err error) string {
 	switch {
 	case errors.Is(err, etagclient.ErrFenced):
 		return "the writer's right to write ended"
+	case errors.Is(err, netfence.ErrNotAllowed):
+		return netfence.NotAllowedMessage
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
 		return "timed out"
 	case errors.Is(err, context.Canceled):
@@ -273,7 +281,7 @@ func (b *iamBackend) writeOutcome(ctx context.Context, err error, ans *answer) (
 	if errors.Is(cause, etagclient.ErrFenced) {
 		return etagclient.WriteAnswer{Outcome: etagclient.WriteUnknown, Cause: cause}, nil
 	}
-	if ctx.Err() != nil || errors.Is(err, etagclient.ErrRedirect) || isCertificateError(err) {
+	if ctx.Err() != nil || errors.Is(err, etagclient.ErrRedirect) || errors.Is(err, netfence.ErrNotAllowed) || isCertificateError(err) {
 		return etagclient.WriteAnswer{}, failure(op, cause, ans)
 	}
 	return etagclient.WriteAnswer{Outcome: etagclient.WriteUnknown, Cause: cause}, nil

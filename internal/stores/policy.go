@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/netfence"
 )
 
 // Policy is what the operator lets one list do with credentials that are
@@ -38,6 +39,15 @@ type Policy struct {
 	// case-insensitively). They are meant for tests and private
 	// deployments. Default none.
 	GCPTokenURIs []string
+
+	// DialFence, when set, fences the connections of credential requests
+	// whose endpoint a list's Secret chooses: the token_uri of a
+	// service-account key. The operator's own ambient chains (the AWS
+	// SDK's, GCP's metadata server, Entra) are not fenced: the provider's
+	// metadata endpoint, which the fence refuses, is where they must go,
+	// and no tenant chooses their endpoints. The list's own requests are
+	// fenced by the etagclient's WithDialFence. Default: none.
+	DialFence *netfence.Fence
 }
 
 // Validate reports an entry of p that could never match: an AmbientHosts

@@ -35,6 +35,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/netfence"
 )
 
 // WAFv2Backend returns the backend of a list kept in the AWS WAF IP set s, signed with auth's credentials
@@ -308,10 +309,11 @@ func newWAFv2Retryer(attempts int) aws.Retryer {
 
 const wafv2UnavailableEntity = "WAFUnavailableEntityException"
 
-// refusedBeforeSending says that a request the fence or the ambient check
-// refused is not retried, and leaves every other error to the next check.
+// refusedBeforeSending says that a request the fence, the dial fence or
+// the ambient check refused is not retried, and leaves every other error to the next check.
 func refusedBeforeSending(err error) aws.Ternary {
-	if errors.Is(err, etagclient.ErrFenced) || errors.Is(err, ErrAmbientNotAllowed) || errors.Is(err, errCredentials) {
+	if errors.Is(err, etagclient.ErrFenced) || errors.Is(err, ErrAmbientNotAllowed) || errors.Is(err, errCredentials) ||
+		errors.Is(err, netfence.ErrNotAllowed) {
 		return aws.FalseTernary
 	}
 	return aws.UnknownTernary

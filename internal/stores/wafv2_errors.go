@@ -28,6 +28,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/netfence"
 )
 
 // The operations the WAFv2 backend calls, as its errors name them.
@@ -104,6 +105,11 @@ func classifyWAFv2(ctx context.Context, op string, err error) wafv2Failure {
 	}
 	if cause := context.Cause(ctx); errors.Is(cause, etagclient.ErrFenced) {
 		f.rule, f.cause = wafv2Rule{unknown: true, what: "the writer's right to write ended"}, errors.Join(cause, err)
+		return f
+	}
+	if errors.Is(err, netfence.ErrNotAllowed) {
+		// The dial fence refused the endpoint: nothing was sent.
+		f.rule = wafv2Rule{class: netfence.ErrNotAllowed, what: netfence.NotAllowedMessage}
 		return f
 	}
 	if local, ok := errors.AsType[*wafv2LocalError](err); ok {
@@ -218,7 +224,7 @@ type wafv2Error struct {
 
 // wafv2Classes are the error classes: an error wraps exactly one.
 var wafv2Classes = []error{etagclient.ErrNotFound, etagclient.ErrUnauthorized, etagclient.ErrRejected,
-	etagclient.ErrUnreachable, etagclient.ErrUnsafeServer, etagclient.ErrInvalidDocument}
+	etagclient.ErrUnreachable, etagclient.ErrUnsafeServer, etagclient.ErrInvalidDocument, netfence.ErrNotAllowed}
 
 // newWAFv2Error keeps cause in the chain only when it wraps no class other
 // than class.

@@ -67,7 +67,7 @@ func allToggles(watch string) map[string]any {
 		"nodeSelector":   map[string]any{"kubernetes.io/os": "linux"},
 		"tolerations":    []any{map[string]any{"key": "dedicated", "operator": "Equal", "value": "ops", "effect": "NoSchedule"}},
 		"serviceAccount": map[string]any{"annotations": map[string]any{"eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/listkeeper"}},
-		"networkPolicy": map[string]any{"enabled": true, "apiServer": map[string]any{"cidrs": []any{"10.0.0.1/32"}, "port": 6443},
+		"networkPolicy": map[string]any{"enabled": true, "egressToAll": false, "apiServer": map[string]any{"cidrs": []any{"10.0.0.1/32"}, "port": 6443},
 			"listHosts": []any{map[string]any{"cidr": "192.0.2.0/24", "description": "lists.example.com"},
 				map[string]any{"cidr": "198.51.100.7/32", "ports": []any{8443}}}},
 	}
@@ -166,6 +166,8 @@ func TestDefaults(t *testing.T) {
 		"ClusterRole": 5, "ClusterRoleBinding": 2,
 		// membership (Leases) in the release namespace
 		"Role": 1, "RoleBinding": 1,
+		// the egress policy, on by default (networkpolicy_test.go)
+		"NetworkPolicy": 1,
 	}
 	// The finalizer policy, where the kube-apiserver serves it (not in make
 	// test-compat, 1.31).
@@ -494,7 +496,7 @@ func TestValuesRefused(t *testing.T) {
 		{"host list with a comma", map[string]any{"allowedHosts": []any{"a.example.com,b.example.com"}}, "allowedHosts"},
 		{"metrics on the probe port", map[string]any{"metrics": map[string]any{"port": 8081}}, "port"},
 		{"no service account", map[string]any{"serviceAccount": map[string]any{"create": false}}, "serviceAccount.name"},
-		{"a network policy without the API server", map[string]any{"networkPolicy": map[string]any{"enabled": true}}, "networkPolicy.apiServer.cidrs"},
+		{"a narrowed network policy without the API server", map[string]any{"networkPolicy": map[string]any{"enabled": true, "egressToAll": false}}, "networkPolicy.apiServer.cidrs"},
 		{"an unknown secret access", map[string]any{"secretAccess": "list"}, "secretAccess"},
 		{"a misspelt CRD toggle", map[string]any{"crds": map[string]any{"keepp": true}}, "keepp"},
 		{"a CRD toggle that is no boolean", map[string]any{"crds": map[string]any{"enabled": "yes"}}, "/crds/enabled"},

@@ -176,6 +176,9 @@ func newEnv(ctx context.Context, t *testing.T, o envOptions) *env {
 	if o.allNamespaces {
 		args = []string{"--lease-namespace", o.namespace, "--cluster-resource-namespace", o.namespace}
 	}
+	// The list server is on loopback, which the dial fence refuses
+	// unless a CIDR entry allows it.
+	args = append(args, "--allowed-hosts", "127.0.0.0/8")
 	e.managerOpts = harness.ManagerOptions{Bin: suite.bins.Manager, Kubeconfig: suite.cluster.Kubeconfig, Args: args}
 	e.managers, err = harness.StartManagers(ctx, e.sup, e.managerOpts, o.replicas)
 	if err != nil {

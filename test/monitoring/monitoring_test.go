@@ -104,7 +104,7 @@ func exported(t *testing.T) map[string]bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := controller.Setup(mgr, controller.Options{ClientOptions: []etagclient.Option{
+	if err := controller.Setup(mgr, controller.Options{AllowedHosts: []string{"127.0.0.0/8"}, ClientOptions: []etagclient.Option{
 		etagclient.WithObserver(metrics.Observer{}), etagclient.WithBatchInterval(0),
 	}}); err != nil {
 		t.Fatal(err)
