@@ -69,7 +69,7 @@ func TestReproducible(t *testing.T) {
 }
 
 // TestImageTags writes the images as make image does: tagged as the
-// references say, not with the version.
+// references say, not with the version, and unsigned.
 func TestImageTags(t *testing.T) {
 	requireRelease(t)
 	o := opts
@@ -91,6 +91,11 @@ func TestImageTags(t *testing.T) {
 		}
 		if _, ann := openLayout(t, img.Layout); ann[RefNameAnnotation] != tag {
 			t.Errorf("%s: ref.name %q, want %q", img.Layout, ann[RefNameAnnotation], tag)
+		}
+		// make image signs nothing: make push then pushes the images
+		// alone.
+		if sigs, atts, err := layoutSignatures(unpack(t, img.Layout)); err != nil || sigs != nil || atts != nil {
+			t.Errorf("%s: signatures %v, attestations %v (%v), want none", img.Layout, sigs, atts, err)
 		}
 	}
 }

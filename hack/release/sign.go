@@ -21,6 +21,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -211,8 +212,11 @@ func statementPredicateType(statement []byte) (string, error) {
 	var s struct {
 		PredicateType string `json:"predicateType"`
 	}
-	if err := json.Unmarshal(statement, &s); err != nil || s.PredicateType == "" {
-		return "", fmt.Errorf("in-toto statement without a predicateType: %v", err)
+	if err := json.Unmarshal(statement, &s); err != nil {
+		return "", fmt.Errorf("in-toto statement: %w", err)
+	}
+	if s.PredicateType == "" {
+		return "", errors.New("in-toto statement without a predicateType")
 	}
 	return s.PredicateType, nil
 }
