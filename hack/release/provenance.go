@@ -41,7 +41,8 @@ const (
 // revision and the flags it was built from, the builder (the GitHub
 // Actions workflow run when $GITHUB_ACTIONS says so, else "local"), and
 // the SHA-256 of every platform's binary in it. It carries no time but
-// o.Created, so that it is the same for the same build.
+// the commit's (sourceDateEpoch), so that it is the same for the same
+// build.
 //
 // The provenance is signed with the release's own key, so it is what SLSA
 // calls Build L1: it says how the release claims it was built, not what an
@@ -75,7 +76,6 @@ func provenance(s imageSpec, o Options) (*slsa1.ProvenancePredicate, error) {
 		})
 	}
 	builderID, invocation := builder()
-	created := o.Created.UTC()
 	return &slsa1.ProvenancePredicate{
 		BuildDefinition: slsa1.ProvenanceBuildDefinition{
 			BuildType: BuildType,
@@ -101,7 +101,7 @@ func provenance(s imageSpec, o Options) (*slsa1.ProvenancePredicate, error) {
 		},
 		RunDetails: slsa1.ProvenanceRunDetails{
 			Builder:       slsa1.Builder{ID: builderID},
-			BuildMetadata: slsa1.BuildMetadata{InvocationID: invocation, StartedOn: &created},
+			BuildMetadata: slsa1.BuildMetadata{InvocationID: invocation},
 			Byproducts:    byproducts,
 		},
 	}, nil

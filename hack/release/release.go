@@ -89,6 +89,12 @@ func Release(ctx context.Context, o Options) (Result, error) {
 	if entries, err := os.ReadDir(o.Out); err == nil && len(entries) > 0 {
 		return Result{}, fmt.Errorf("%s is not empty: a release is written to an empty directory", o.Out)
 	}
+	// A wrong key or password fails now, not after minutes of compiling.
+	if o.SigningKey != "" {
+		if _, err := LoadSigner(o.SigningKey, o.SigningPassword); err != nil {
+			return Result{}, err
+		}
+	}
 	return withBinaries(ctx, o, func(bins binaries) (Result, error) {
 		return releaseFrom(ctx, o, bins)
 	})

@@ -367,3 +367,31 @@ func TestSigningKey(t *testing.T) {
 		t.Error("a release with the wrong password succeeded")
 	}
 }
+
+// TestReleaseChecksTheKeyFirst checks that a release with a signing key it
+// cannot read or decrypt fails before it builds anything: its go command
+// here would fail the build with another error.
+func TestReleaseChecksTheKeyFirst(t *testing.T) {
+	dir := t.TempDir()
+	keys, err := cosign.GenerateKeyPair(func(bool) ([]byte, error) { return []byte("right"), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(dir, "cosign.key")
+	if err := os.WriteFile(keyFile, keys.PrivateBytes, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		key      string
+		password string
+	}{{keyFile, "wrong"}, {filepath.Join(dir, "missing.key"), "right"}} {
+		_, err := Release(context.Background(), Options{
+			Out: filepath.Join(dir, "dist"), Version: testVersion, Go: "false",
+			ManagerImage: "r/m:t", FakeAPIImage: "r/f:t",
+			SigningKey: tc.key, SigningPassword: []byte(tc.password),
+		})
+		if err == nil || !strings.Contains(err.Error(), "signing key") {
+			t.Errorf("Release with key %s and password %q: %v, want an error about the signing key", tc.key, tc.password, err)
+		}
+	}
+}
