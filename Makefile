@@ -106,11 +106,13 @@ fmt: ## Run gofmt -w on the module.
 .PHONY: vet
 vet: ## Run go vet.
 	$(GO) vet ./...
+	cd hack/release && $(GO) vet ./...
 
 .PHONY: lint
 lint: golangci-lint ## Run golangci-lint (pinned in hack/tools).
 	$(GOLANGCI_LINT) run --timeout 10m ./...
 	cd test/monitoring && $(GOLANGCI_LINT) run --timeout 10m ./...
+	cd hack/release && $(GOLANGCI_LINT) run --timeout 10m ./...
 
 .PHONY: verify
 verify: controller-gen ## Fail when gofmt would change a file or the committed generated files are stale.
@@ -121,6 +123,7 @@ test: verify vet lint envtest-assets build azurite ## Run every test (unit, envt
 	$(GO) test -race -count=1 -timeout 25m $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 25m $$($(GO) list ./... | grep -v -e /internal/ -e /cmd/ -e /test/ -e /bench)
 	cd test/monitoring && $(GO) test -count=1 -timeout 10m ./...
+	cd hack/release && $(GO) test -count=1 -timeout 25m ./...
 
 # The compat assets are built unless the user named their own. A relative
 # path is made absolute: go test runs each package in its own directory.
@@ -180,23 +183,29 @@ docker-build-fakeapi: ## Build the fake list server's container image IMG_FAKEAP
 ##@ Release
 
 # The flags of hack/release: the binaries get the same -ldflags as make
-# build, and -s.
-RELEASE_FLAGS = --version "$(VERSION)" --revision "$(REVISION)" --ldflags "-s $(LDFLAGS)" \
-	--source-date-epoch "$(SOURCE_DATE_EPOCH)" --manager-image "$(IMG)" --fakeapi-image "$(IMG_FAKEAPI)" --out "$(DIST)"
+# build, and -s. hack/release is a Go module of its own (so that the root
+# module neither requires nor compiles cosign's dependencies): it runs in
+# hack/release, so every path it gets is absolute.
+RELEASE_FLAGS = --root "$(CURDIR)" --version "$(VERSION)" --revision "$(REVISION)" --ldflags "-s $(LDFLAGS)" \
+	--source-date-epoch "$(SOURCE_DATE_EPOCH)" --manager-image "$(IMG)" --fakeapi-image "$(IMG_FAKEAPI)" --out "$(abspath $(DIST))"
+# The cosign private key (cosign generate-key-pair) that signs a release,
+# its password in COSIGN_PASSWORD. Empty: a throwaway key signs it, and
+# make release says so.
+SIGNING_KEY ?=
 
 .PHONY: image
 image: ## Build the images IMG and IMG_FAKEAPI for linux/amd64 and linux/arm64 without a container engine: OCI layouts (.oci.tar) and CycloneDX SBOMs in dist/.
 	rm -rf "$(DIST)"
-	$(GO) run ./hack/release image $(RELEASE_FLAGS)
+	$(GO) -C hack/release run . image $(RELEASE_FLAGS)
 
 .PHONY: release
-release: ## Build release VERSION=vX.Y.Z into dist/: images tagged VERSION with SBOMs, the Helm chart, install.yaml and SHA256SUMS.
+release: ## Build release VERSION=vX.Y.Z into dist/, signed with SIGNING_KEY (password COSIGN_PASSWORD; none: a throwaway key): signed images with SLSA provenance and SBOMs, the Helm chart, install.yaml, cosign.pub, SHA256SUMS and SHA256SUMS.sig.
 	rm -rf "$(DIST)"
-	$(GO) run ./hack/release release $(RELEASE_FLAGS)
+	$(GO) -C hack/release run . release $(RELEASE_FLAGS) --signing-key "$(if $(SIGNING_KEY),$(abspath $(SIGNING_KEY)))"
 
 .PHONY: push
-push: ## Push the images in dist/ (from make image or make release) to the references they name, as docker login, podman login or skopeo login allow.
-	$(GO) run ./hack/release push --out "$(DIST)"
+push: ## Push the images in dist/ (from make image or make release), with their signatures and attestations, to the references they name, as docker login, podman login or skopeo login allow.
+	$(GO) -C hack/release run . push --out "$(abspath $(DIST))"
 
 ##@ Deployment
 

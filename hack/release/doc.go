@@ -16,12 +16,15 @@ limitations under the License.
 
 // Command release builds listkeeper's release artifacts with Go alone: no
 // container engine, no base image to pull, no helm or kustomize binary
-// other than kubectl. `make image` and `make release` run it from the
-// repository root:
+// other than kubectl. It is a Go module of its own, so that the root
+// module neither requires nor compiles cosign and sigstore; it imports no
+// package of the root module, and builds the programs with `go build` in
+// -root. `make image`, `make release` and `make push` run it in
+// hack/release with absolute paths:
 //
-//	go run ./hack/release image   -version v0.3.0 -manager-image R/listkeeper:T -fakeapi-image R/listkeeper-fakeapi:T -out dist
-//	go run ./hack/release release -version v0.3.0 -manager-image R/listkeeper:T -fakeapi-image R/listkeeper-fakeapi:T -out dist
-//	go run ./hack/release push -out dist
+//	go -C hack/release run . image   -root $PWD -version v0.3.0 -manager-image R/listkeeper:T -fakeapi-image R/listkeeper-fakeapi:T -out $PWD/dist
+//	go -C hack/release run . release -root $PWD -version v0.3.0 -manager-image R/listkeeper:T -fakeapi-image R/listkeeper-fakeapi:T -out $PWD/dist -signing-key $PWD/cosign.key
+//	go -C hack/release run . push -out $PWD/dist
 //
 // # Images
 //
@@ -44,9 +47,11 @@ limitations under the License.
 // <name>-<tag>.oci.tar (e.g. listkeeper-v0.3.0.oci.tar): its index.json
 // names one multi-platform image index, annotated with
 // org.opencontainers.image.ref.name (the tag) and io.containerd.image.name
-// (the full reference); that index lists one image manifest per platform.
-// Tools that read OCI archives take it as it is, e.g.
-// `skopeo copy --all oci-archive:dist/listkeeper-v0.3.0.oci.tar docker://REF`.
+// (the full reference), and with cosign's kind of a signed index; that
+// index lists one image manifest per platform. A release's layouts also
+// hold the index's signature and attestation (see Signing), so tools that
+// read OCI archives are told which entry by its tag, e.g.
+// `skopeo copy --all oci-archive:dist/listkeeper-v0.3.0.oci.tar:v0.3.0 docker://REF`.
 //
 // # SBOM
 //
@@ -67,15 +72,43 @@ limitations under the License.
 // version -version without its "v", appVersion -version, so the image tag
 // defaults to the released image; values.yaml's image.repository is the
 // manager's repository), install.yaml (`kubectl kustomize config/default`
-// with the manager's image pinned to the release's) and SHA256SUMS over
-// every file it wrote, in the format of sha256sum.
+// with the manager's image pinned to the release's by digest,
+// repository:tag@sha256:… of the image index that make push pushes),
+// cosign.pub, SHA256SUMS over every file it wrote before, in the format of
+// sha256sum, and SHA256SUMS.sig.
+//
+// # Signing
+//
+// A release is signed with sigstore's Go libraries (cosign's pkg/cosign,
+// pkg/oci; sigstore's pkg/signature), no crypto of its own, by the cosign
+// private key -signing-key (make release SIGNING_KEY=…; what `cosign
+// generate-key-pair` writes, decrypted with $COSIGN_PASSWORD). Without one
+// it makes a throwaway key pair in memory, signs with it and says on
+// stderr that nobody can verify the release against a published key.
+//
+// Each image index gets a cosign signature (a simple-signing payload
+// naming repository@digest) and an attestation (a DSSE envelope of an
+// in-toto statement whose subject is the index and whose predicate is
+// SLSA v1 provenance, https://slsa.dev/provenance/v1: source revision,
+// flags, builder, every binary's SHA-256). Both are written into the
+// image's layout as `cosign save` writes them (index.json entries of kind
+// dev.cosignproject.cosign/imageIndex, /sigs and /atts), so that on the
+// unpacked layout `cosign verify --key cosign.pub --insecure-ignore-tlog
+// --local-image DIR` and `cosign verify-attestation --type slsaprovenance1`
+// accept them. SHA256SUMS.sig is the base64 signature over SHA256SUMS that
+// `cosign sign-blob` writes (`cosign verify-blob --key cosign.pub
+// --insecure-ignore-tlog --signature SHA256SUMS.sig SHA256SUMS`). Nothing
+// is uploaded to a transparency log, hence --insecure-ignore-tlog.
 //
 // # Push
 //
 // The push subcommand (make push) pushes the image of every layout in
 // -out to the reference its index.json names, the whole index with the
 // digests it has, with the credentials of the Docker config
-// (authn.DefaultKeychain: what `docker login` writes). The release
+// (authn.DefaultKeychain: what `docker login` writes), and the layout's
+// signatures and attestations to the tags where cosign looks for them,
+// REPOSITORY:sha256-<hex>.sig and .att (replacing what those tags held).
+// The release
 // workflow (.github/workflows/release.yml) runs make release, then make
 // push.
 //
@@ -85,5 +118,8 @@ limitations under the License.
 // 0; the Makefile passes the commit's time), tar entries are sorted with
 // fixed owners and modes, gzip headers carry no time or name, and the SBOM's
 // serial number is derived from its content. The same commit built with the
-// same Go release and flags gives the same bytes, so the same image digests.
+// same Go release and flags gives the same bytes, so the same image digests,
+// but for the signatures: ECDSA signatures differ each time, so the
+// layouts (which hold them), SHA256SUMS and SHA256SUMS.sig do too, while
+// the image indexes they sign do not.
 package main

@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -32,9 +33,11 @@ import (
 const managerImageName = "controller"
 
 // renderInstall writes to out what `kubectl kustomize config/default`
-// renders, with the manager's image set to repository:tag. It renders a
-// copy of config/ whose config/manager/kustomization.yaml names that image.
-func renderInstall(ctx context.Context, o Options, repository, tag, out string) (err error) {
+// renders, with the manager's image set to repository@digest, the image
+// index that make push pushes, so that a cluster runs exactly the signed
+// image whatever the tag points at later. It renders a copy of config/
+// whose config/manager/kustomization.yaml names that image.
+func renderInstall(ctx context.Context, o Options, repository, tag string, digest v1.Hash, out string) (err error) {
 	tmp, err := os.MkdirTemp("", "listkeeper-config-")
 	if err != nil {
 		return err
@@ -53,7 +56,7 @@ func renderInstall(ctx context.Context, o Options, repository, tag, out string) 
 	if err != nil {
 		return err
 	}
-	raw, err = setKustomizeImage(raw, managerImageName, repository, tag)
+	raw, err = setKustomizeImage(raw, managerImageName, repository, tag, digest)
 	if err != nil {
 		return fmt.Errorf("config/manager/kustomization.yaml: %w", err)
 	}
@@ -69,9 +72,10 @@ func renderInstall(ctx context.Context, o Options, repository, tag, out string) 
 	return os.WriteFile(out, stdout.Bytes(), 0o644)
 }
 
-// setKustomizeImage sets newName and newTag of the images entry of a
-// kustomization whose name is name.
-func setKustomizeImage(kustomization []byte, name, repository, tag string) ([]byte, error) {
+// setKustomizeImage sets newName, newTag and digest of the images entry of
+// a kustomization whose name is name. Kustomize renders an entry with a
+// digest as repository@digest: the tag stays in the kustomization only.
+func setKustomizeImage(kustomization []byte, name, repository, tag string, digest v1.Hash) ([]byte, error) {
 	var k map[string]any
 	if err := yaml.Unmarshal(kustomization, &k); err != nil {
 		return nil, err
@@ -82,8 +86,7 @@ func setKustomizeImage(kustomization []byte, name, repository, tag string) ([]by
 		if !ok || m["name"] != name {
 			continue
 		}
-		m["newName"], m["newTag"] = repository, tag
-		delete(m, "digest")
+		m["newName"], m["newTag"], m["digest"] = repository, tag, digest.String()
 		return yaml.Marshal(k)
 	}
 	return nil, fmt.Errorf("no images entry %q", name)

@@ -29,7 +29,8 @@ import (
 )
 
 // TestInstallYAML parses install.yaml: it is config/default as kustomize
-// renders it, but for the manager's image, which is the release's.
+// renders it, but for the manager's image, which is the release's, by the
+// digest of its image index.
 func TestInstallYAML(t *testing.T) {
 	requireRelease(t)
 	if want := filepath.Join(opts.Out, "install.yaml"); built.Install != want {
@@ -58,7 +59,17 @@ func TestInstallYAML(t *testing.T) {
 			images = append(images, c.Image)
 		}
 	}
-	want := built.Images[0].Ref
+	// The manager's image is pinned to the digest of the index in its
+	// layout, the one make push pushes and the signature names.
+	idx, _ := openLayout(t, built.Images[0].Layout)
+	digest, err := idx.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if digest != built.Images[0].Digest {
+		t.Fatalf("the layout holds the index %s, the release says %s", digest, built.Images[0].Digest)
+	}
+	want := built.Images[0].Ref + "@" + digest.String()
 	if len(images) != 1 || images[0] != want {
 		t.Errorf("install.yaml runs %q, want [%s]", images, want)
 	}

@@ -34,9 +34,24 @@ const (
 	ImageNameAnnotation = "io.containerd.image.name"
 )
 
+// Annotations with which cosign's OCI layouts (`cosign save`, `cosign
+// verify --local-image`; cosign's pkg/oci/layout) tell apart the entries
+// of index.json: the signed image index, its signatures image and its
+// attestations image. cosign finds each by the first entry whose "kind"
+// is the one it wants.
+const (
+	KindAnnotation   = "kind"
+	KindImageIndex   = "dev.cosignproject.cosign/imageIndex"
+	KindSignatures   = "dev.cosignproject.cosign/sigs"
+	KindAttestations = "dev.cosignproject.cosign/atts"
+)
+
 // writeLayout writes idx as an OCI image layout in a tar file at out: its
-// index.json names idx, annotated with the tag and the full reference.
-func writeLayout(s imageSpec, idx v1.ImageIndex, out string, created time.Time) (err error) {
+// index.json names idx, annotated with the tag, the full reference and
+// cosign's kind of a signed image index. Non-nil sigs and atts are written
+// as the entries cosign reads as the index's signatures and attestations,
+// so that `cosign verify --local-image` of the unpacked layout finds them.
+func writeLayout(s imageSpec, idx v1.ImageIndex, sigs, atts v1.Image, out string, created time.Time) (err error) {
 	dir, err := os.MkdirTemp("", "listkeeper-layout-")
 	if err != nil {
 		return err
@@ -53,8 +68,20 @@ func writeLayout(s imageSpec, idx v1.ImageIndex, out string, created time.Time) 
 	if err := p.AppendIndex(idx, layout.WithAnnotations(map[string]string{
 		RefNameAnnotation:   s.tag,
 		ImageNameAnnotation: s.ref(),
+		KindAnnotation:      KindImageIndex,
 	})); err != nil {
 		return err
+	}
+	for _, e := range []struct {
+		img  v1.Image
+		kind string
+	}{{sigs, KindSignatures}, {atts, KindAttestations}} {
+		if e.img == nil {
+			continue
+		}
+		if err := p.AppendImage(e.img, layout.WithAnnotations(map[string]string{KindAnnotation: e.kind})); err != nil {
+			return err
+		}
 	}
 	return tarDir(dir, out, created)
 }

@@ -48,7 +48,8 @@ const usage = `usage: release image|release [flags]
        release push [-out DIR]
 
   image    build the manager's and the fake server's images and their SBOMs
-  release  build a release of -version: images, SBOMs, chart, install.yaml, SHA256SUMS
+  release  build a release of -version: signed images with provenance, SBOMs, chart,
+           install.yaml, cosign.pub, SHA256SUMS and SHA256SUMS.sig
   push     push every image layout in -out to the reference it names
 `
 
@@ -91,6 +92,9 @@ func runPush(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	pushed, err := Push(ctx, *out, authn.DefaultKeychain)
 	for _, img := range pushed {
 		fmt.Fprintf(stdout, "pushed %s@%s\n", img.Ref, img.Digest)
+		for _, tag := range img.Signatures {
+			fmt.Fprintf(stdout, "pushed %s\n", tag)
+		}
 	}
 	return err
 }
@@ -115,6 +119,9 @@ func parseFlags(cmd string, args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&platforms, "platforms", "linux/amd64,linux/arm64", "platforms to build, os/arch,...")
 	fs.StringVar(&o.Go, "go", "go", "go command")
 	fs.StringVar(&o.Kubectl, "kubectl", "kubectl", "kubectl command, for install.yaml")
+	if cmd == "release" {
+		fs.StringVar(&o.SigningKey, "signing-key", os.Getenv("SIGNING_KEY"), "cosign private key (cosign generate-key-pair) that signs the release, its password in $COSIGN_PASSWORD (default: $SIGNING_KEY; none: a throwaway key)")
+	}
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -122,6 +129,10 @@ func parseFlags(cmd string, args []string, stderr io.Writer) (Options, error) {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	o.Created = time.Unix(epoch, 0)
+	if o.SigningKey != "" {
+		o.SigningPassword = []byte(os.Getenv("COSIGN_PASSWORD"))
+	}
+	o.Warn = stderr
 	var err error
 	if o.Platforms, err = parsePlatforms(platforms); err != nil {
 		return o, err

@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -41,6 +42,9 @@ var (
 	opts  Options  // the release's options, defaults filled in
 	bins  binaries // the binaries built for it
 	built Result   // what the release wrote
+	// warned is what the release said on stderr: it is signed with a
+	// throwaway key.
+	warned bytes.Buffer
 
 	tmpDir    string    // removed when the tests end
 	setupOnce sync.Once // builds the release for the first test that needs it
@@ -90,6 +94,7 @@ func setup(tmp string) error {
 		ManagerImage: mgr,
 		FakeAPIImage: fake,
 		Kubectl:      kubectlPath(),
+		Warn:         &warned,
 	}.withDefaults()
 	if err != nil {
 		return err

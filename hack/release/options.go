@@ -19,6 +19,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -64,6 +66,15 @@ type Options struct {
 	Go string
 	// Kubectl renders install.yaml (kubectl kustomize). Default: "kubectl".
 	Kubectl string
+	// SigningKey is the path of the cosign private key (what `cosign
+	// generate-key-pair` writes, encrypted) that signs a release. Empty:
+	// a throwaway key made for the run signs it, and Warn says so.
+	SigningKey string
+	// SigningPassword decrypts SigningKey ($COSIGN_PASSWORD).
+	SigningPassword []byte
+	// Warn is where a release says that it is signed with a throwaway
+	// key. Default: os.Stderr.
+	Warn io.Writer
 }
 
 // LDFlags are the linker flags that stamp version and revision into
@@ -97,6 +108,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Kubectl == "" {
 		o.Kubectl = "kubectl"
+	}
+	if o.Warn == nil {
+		o.Warn = os.Stderr
 	}
 	var errs []error
 	if o.Out == "" {

@@ -19,6 +19,7 @@ package main
 import (
 	"io"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -116,7 +117,10 @@ func TestMakefileRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"go run ./hack/release release ",
+		"go -C hack/release run . release ",
+		`--root "` + dir + `"`,
+		`--out "` + filepath.Join(dir, "dist") + `"`,
+		`--signing-key ""`,
 		`--version "v9.9.9"`,
 		`--revision "rev"`,
 		`--ldflags "` + LDFlags("v9.9.9", "rev") + `"`,

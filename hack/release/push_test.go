@@ -23,6 +23,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/authn"
@@ -50,7 +51,11 @@ func TestPush(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	written, err := writeImages(o, specs)
+	signer, err := ThrowawaySigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, err := writeImages(o, specs, signer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,6 +85,17 @@ func TestPush(t *testing.T) {
 		idx, err := remote.Index(ref)
 		if err != nil {
 			t.Fatalf("pull %s: %v", ref, err)
+		}
+		// The signatures and attestations are where cosign looks: the
+		// tags sha256-<hex>.sig and .att of the repository.
+		for _, suffix := range []string{".sig", ".att"} {
+			tag := ref.Context().Tag("sha256-" + w.Digest.Hex + suffix)
+			if !slices.Contains(p.Signatures, tag.String()) {
+				t.Errorf("Push says it pushed %q, want %s among them", p.Signatures, tag)
+			}
+			if _, err := remote.Image(tag); err != nil {
+				t.Errorf("pull %s: %v", tag, err)
+			}
 		}
 		if d, err := idx.Digest(); err != nil || d != w.Digest {
 			t.Errorf("the registry serves %s as %s (%v), want %s", ref, d, err, w.Digest)

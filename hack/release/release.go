@@ -28,6 +28,7 @@ import (
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/sigstore/cosign/v2/pkg/oci"
 )
 
 // SumsFile is the checksum file of a release.
@@ -40,15 +41,19 @@ type Image struct {
 	Digest v1.Hash
 	Layout string
 	SBOM   string
+	// Signatures are the tags its signatures and attestations were pushed
+	// to (Push only).
+	Signatures []string
 }
 
 // Result is what a run wrote.
 type Result struct {
 	// Images are the manager's, then the fake server's.
 	Images []Image
-	// Chart and Install are the packaged chart and install.yaml; empty
-	// for Images.
-	Chart, Install string
+	// Chart and Install are the packaged chart and install.yaml, and
+	// PublicKey the cosign.pub that verifies the release's signatures;
+	// empty for Images.
+	Chart, Install, PublicKey string
 	// Files are the paths of every file written, in the order written.
 	Files []string
 }
@@ -65,13 +70,14 @@ func Images(ctx context.Context, o Options) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
-		return writeImages(o, specs)
+		return writeImages(o, specs, nil)
 	})
 }
 
 // Release builds the binaries and writes a release of o.Version to o.Out,
-// which must be empty or absent: the images tagged o.Version and their
-// SBOMs, the packaged chart, install.yaml and SHA256SUMS (make release).
+// which must be empty or absent: the images tagged o.Version, signed and
+// attested, and their SBOMs, the packaged chart, install.yaml, cosign.pub,
+// SHA256SUMS and its signature (make release).
 func Release(ctx context.Context, o Options) (Result, error) {
 	o, err := o.withDefaults()
 	if err != nil {
@@ -82,6 +88,12 @@ func Release(ctx context.Context, o Options) (Result, error) {
 	}
 	if entries, err := os.ReadDir(o.Out); err == nil && len(entries) > 0 {
 		return Result{}, fmt.Errorf("%s is not empty: a release is written to an empty directory", o.Out)
+	}
+	// A wrong key or password fails now, not after minutes of compiling.
+	if o.SigningKey != "" {
+		if _, err := LoadSigner(o.SigningKey, o.SigningPassword); err != nil {
+			return Result{}, err
+		}
 	}
 	return withBinaries(ctx, o, func(bins binaries) (Result, error) {
 		return releaseFrom(ctx, o, bins)
@@ -108,13 +120,19 @@ func withBinaries(ctx context.Context, o Options, f func(binaries) (Result, erro
 }
 
 // releaseFrom writes the release of o (defaults filled in) from built
-// binaries.
+// binaries, signed with o.SigningKey or a throwaway key: the images with
+// their signatures and provenance, the chart, install.yaml (the manager's
+// image pinned by digest), cosign.pub, SHA256SUMS and SHA256SUMS.sig.
 func releaseFrom(ctx context.Context, o Options, bins binaries) (Result, error) {
+	signer, err := signerFor(o, o.Warn)
+	if err != nil {
+		return Result{}, err
+	}
 	specs, err := imageSpecs(o, bins, true)
 	if err != nil {
 		return Result{}, err
 	}
-	res, err := writeImages(o, specs)
+	res, err := writeImages(o, specs, signer)
 	if err != nil {
 		return res, err
 	}
@@ -123,15 +141,33 @@ func releaseFrom(ctx context.Context, o Options, bins binaries) (Result, error) 
 	}
 	res.Files = append(res.Files, res.Chart)
 	res.Install = filepath.Join(o.Out, "install.yaml")
-	if err := renderInstall(ctx, o, specs[0].repository, specs[0].tag, res.Install); err != nil {
+	if err := renderInstall(ctx, o, specs[0].repository, specs[0].tag, res.Images[0].Digest, res.Install); err != nil {
 		return res, err
 	}
 	res.Files = append(res.Files, res.Install)
+	res.PublicKey = filepath.Join(o.Out, PublicKeyFile)
+	if err := os.WriteFile(res.PublicKey, signer.PublicKey, 0o644); err != nil {
+		return res, err
+	}
+	res.Files = append(res.Files, res.PublicKey)
 	sums := filepath.Join(o.Out, SumsFile)
 	if err := writeSums(sums, res.Files); err != nil {
 		return res, err
 	}
 	res.Files = append(res.Files, sums)
+	raw, err := os.ReadFile(sums)
+	if err != nil {
+		return res, err
+	}
+	sig, err := signer.SignBlob(raw)
+	if err != nil {
+		return res, fmt.Errorf("sign %s: %w", SumsFile, err)
+	}
+	sumsSig := filepath.Join(o.Out, SumsSignatureFile)
+	if err := os.WriteFile(sumsSig, sig, 0o644); err != nil {
+		return res, err
+	}
+	res.Files = append(res.Files, sumsSig)
 	return res, nil
 }
 
@@ -162,8 +198,9 @@ func ArtifactBase(repository, tag string) string {
 }
 
 // writeImages writes each image's layout (<base>.oci.tar) and SBOM
-// (<base>.cdx.json) to o.Out.
-func writeImages(o Options, specs []imageSpec) (Result, error) {
+// (<base>.cdx.json) to o.Out. With a signer, each layout also holds the
+// image's cosign signature and SLSA provenance attestation.
+func writeImages(o Options, specs []imageSpec, signer *Signer) (Result, error) {
 	var res Result
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return res, err
@@ -179,7 +216,17 @@ func writeImages(o Options, specs []imageSpec) (Result, error) {
 		}
 		base := filepath.Join(o.Out, ArtifactBase(s.repository, s.tag))
 		img := Image{Ref: s.ref(), Digest: digest, Layout: base + ".oci.tar", SBOM: base + ".cdx.json"}
-		if err := writeLayout(s, idx, img.Layout, o.Created); err != nil {
+		var sigs, atts oci.Signatures
+		if signer != nil {
+			pred, err := provenance(s, o)
+			if err != nil {
+				return res, fmt.Errorf("provenance of %s: %w", s.ref(), err)
+			}
+			if sigs, atts, err = signer.SignIndex(s.repository, idx, pred); err != nil {
+				return res, err
+			}
+		}
+		if err := writeLayout(s, idx, sigs, atts, img.Layout, o.Created); err != nil {
 			return res, fmt.Errorf("layout of %s: %w", s.ref(), err)
 		}
 		if err := writeSBOM(s, o, digest, img.SBOM); err != nil {
@@ -222,5 +269,8 @@ func printResult(w io.Writer, res Result) {
 	}
 	if res.Install != "" {
 		fmt.Fprintf(w, "install %s\n", res.Install)
+	}
+	if res.PublicKey != "" {
+		fmt.Fprintf(w, "public key %s\n", res.PublicKey)
 	}
 }
