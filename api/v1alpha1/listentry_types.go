@@ -32,14 +32,17 @@ type ListEntrySpec struct {
 
 	// id is the ID kept on the list while this ListEntry exists, 1 to 253
 	// printable characters: no control characters (C0, DEL, C1, so no
-	// terminal escapes) and no bidirectional formatting characters, which
-	// would let an ID rewrite what kubectl shows. Several ListEntries may
+	// terminal escapes), no bidirectional formatting characters, which
+	// would let an ID rewrite what kubectl shows, and no invisible ones
+	// (soft hyphen, zero-width characters and joiners, line and paragraph
+	// separators, the byte order mark, tag characters), which would let
+	// two IDs that differ look the same. Several ListEntries may
 	// carry the same ID on the same list; the ID stays until the last of
 	// them is deleted. Immutable.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
-	// +kubebuilder:validation:XValidation:rule="!self.matches(r'[\\x00-\\x1f\\x7f-\\x9f\\x{200e}\\x{200f}\\x{202a}-\\x{202e}\\x{2066}-\\x{2069}]')",message="id must be printable: no control characters and no bidirectional formatting characters"
+	// +kubebuilder:validation:XValidation:rule="!self.matches(r'[\\x00-\\x1f\\x7f-\\x9f\\x{ad}\\x{61c}\\x{180e}\\x{200b}-\\x{200f}\\x{2028}-\\x{202e}\\x{2060}-\\x{2069}\\x{feff}\\x{fff9}-\\x{fffb}\\x{e0000}-\\x{e007f}]')",message="id must be printable: no control characters, no bidirectional formatting characters and no invisible characters (zero-width, joiners, separators, byte order mark, tags)"
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="id is immutable"
 	ID string `json:"id"`
 }

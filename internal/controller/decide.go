@@ -125,7 +125,7 @@ func driftChange(mode v1alpha1.ListMode, onList, promised, live []string) (etagc
 // disagreeing.
 func checkID(id string) error {
 	if !v1alpha1.PrintableID(id) {
-		return &configError{reason: v1alpha1.ReasonInvalidSpec, msg: fmt.Sprintf("spec.id %q has a control or bidirectional formatting character", id)}
+		return &configError{reason: v1alpha1.ReasonInvalidSpec, msg: fmt.Sprintf("spec.id %q has a control, bidirectional formatting or invisible character", id)}
 	}
 	if err := (etagclient.Change{Add: []string{id}}).Validate(); err != nil {
 		return &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.id cannot be written to a list: " + err.Error()}

@@ -134,6 +134,14 @@ func (r *EntryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return r.listMissing(ctx, s)
 	}
 	if DocumentOf(l) == "" {
+		// A namespace the list does not serve learns only that: the
+		// list's own state (a Secret of the operator's namespace that
+		// is missing, say) is not its to see.
+		if reason, why, ok, err := r.namespaceAdmitted(ctx, s); err != nil {
+			return ctrl.Result{}, err
+		} else if !ok && entry.DeletionTimestamp.IsZero() {
+			return r.notAdmitted(ctx, s, reason, why)
+		}
 		r.documentUnknown(s)
 		return requeueOnConflict(r.patchStatus(ctx, s))
 	}
@@ -316,14 +324,8 @@ func (r *EntryReconciler) listMissing(ctx context.Context, s *entryScope) (ctrl.
 // ClusterExternalList selects the entry's namespace (else
 // NamespaceNotAllowed).
 func (r *EntryReconciler) admitted(ctx context.Context, s *entryScope) (reason, why string, ok bool, err error) {
-	if s.ref.Kind == v1alpha1.ListKindClusterExternalList {
-		nsLabels, err := r.namespaceLabels(ctx, s.entry.Namespace)
-		if err != nil {
-			return "", "", false, err
-		}
-		if why, ok := admits(s.list, s.entry.Namespace, nsLabels); !ok {
-			return v1alpha1.ReasonNamespaceNotAllowed, why, false, nil
-		}
+	if reason, why, ok, err := r.namespaceAdmitted(ctx, s); err != nil || !ok {
+		return reason, why, ok, err
 	}
 	holder, err := holderOf(ctx, r.Client, s.list)
 	if err != nil {
@@ -336,6 +338,23 @@ func (r *EntryReconciler) admitted(ctx context.Context, s *entryScope) (reason, 
 				"and another list that has holds the claim on it", s.ref)
 		}
 		return v1alpha1.ReasonDocumentInUse, why, false, nil
+	}
+	return "", "", true, nil
+}
+
+// namespaceAdmitted reports whether the entry's list serves the entry's
+// namespace: an ExternalList serves its own, a ClusterExternalList those
+// its namespaceSelector selects (else NamespaceNotAllowed).
+func (r *EntryReconciler) namespaceAdmitted(ctx context.Context, s *entryScope) (reason, why string, ok bool, err error) {
+	if s.ref.Kind != v1alpha1.ListKindClusterExternalList {
+		return "", "", true, nil
+	}
+	nsLabels, err := r.namespaceLabels(ctx, s.entry.Namespace)
+	if err != nil {
+		return "", "", false, err
+	}
+	if why, ok := admits(s.list, s.entry.Namespace, nsLabels); !ok {
+		return v1alpha1.ReasonNamespaceNotAllowed, why, false, nil
 	}
 	return "", "", true, nil
 }

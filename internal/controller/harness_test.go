@@ -89,6 +89,10 @@ type managerConfig struct {
 	leaseNamespace, memberGroup string
 	// clusterAmbient is Options.ClusterAmbientCredentials.
 	clusterAmbient bool
+	// clusterNamespace is Options.ClusterResourceNamespace, where the
+	// Secrets of ClusterExternalLists are read; empty: Setup's default
+	// (namespace when the replica is a member).
+	clusterNamespace string
 	// secretAccess and secretRefresh are Options.SecretAccess and
 	// Options.SecretRefresh.
 	secretAccess  SecretAccess
@@ -187,7 +191,7 @@ func startManager(t *testing.T, c managerConfig) *replica {
 		ReconcileTimeout: c.reconcileTimeout, SecretAccess: c.secretAccess,
 		SecretRefresh: c.secretRefresh, ClusterAmbientCredentials: c.clusterAmbient, StorePolicy: c.storePolicy,
 		FinalizerAtBirth: c.finalizerAtBirth, MemoryBudgetBytes: c.memoryBudget,
-		AllowedHosts: c.allowedHosts, DialResolver: c.dialResolver}
+		AllowedHosts: c.allowedHosts, DialResolver: c.dialResolver, ClusterResourceNamespace: c.clusterNamespace}
 	if o.AllowedHosts == nil {
 		o.AllowedHosts = []string{"127.0.0.0/8"}
 	}

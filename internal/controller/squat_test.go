@@ -89,3 +89,47 @@ func TestSquatterBlocksNothing(t *testing.T) {
 		t.Errorf("the server refused no request: the squatter never tried to read")
 	}
 }
+
+// TestUnselectedNamespaceSeesOnlyNamespaceNotAllowed: an entry in a
+// namespace that a ClusterExternalList does not select was shown that
+// list's own error, which named a Secret of the operator's namespace
+// (`secret "prod-azure-sas-payments" not found`). It learns only that its
+// namespace is not served.
+func TestUnselectedNamespaceSeesOnlyNamespaceNotAllowed(t *testing.T) {
+	t.Parallel()
+	requireEnv(t)
+	selected, outside := newNamespace(t), newNamespace(t)
+	label(t, selected, map[string]string{"listkeeper-test/team": selected})
+	startManager(t, managerConfig{namespace: selected, extraNamespaces: []string{outside}, clusterNamespace: selected})
+	const secret = "prod-azure-sas-payments"
+	cxl := &v1alpha1.ClusterExternalList{ObjectMeta: metav1.ObjectMeta{Name: "broken-" + selected},
+		Spec: v1alpha1.ClusterExternalListSpec{
+			ExternalListSpec: v1alpha1.ExternalListSpec{AllowInsecureHTTP: true,
+				URLFrom: &v1alpha1.URLSource{SecretKeyRef: v1alpha1.SecretKeySelector{Name: secret, Key: "url"}}},
+			NamespaceSelector: metav1.LabelSelector{MatchLabels: map[string]string{"listkeeper-test/team": selected}},
+		}}
+	create(t, cxl)
+	t.Cleanup(func() { deleteObj(t, cxl) })
+	waitCondition(t, cxl, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonSecretNotFound, waitTimeout)
+
+	in := clusterEntry(selected, "in", cxl.Name, "in-id")
+	out := clusterEntry(outside, "out", cxl.Name, "out-id")
+	create(t, in)
+	create(t, out)
+	// A selected namespace's entry is told why its list cannot be written.
+	waitCondition(t, in, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonSecretNotFound, waitTimeout)
+	c := waitCondition(t, out, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonNamespaceNotAllowed, waitTimeout)
+	if strings.Contains(c.Message, secret) {
+		t.Errorf("NamespaceNotAllowed message %q names the list's Secret", c.Message)
+	}
+	for _, e := range events(t, outside) {
+		if strings.Contains(e.Note, secret) {
+			t.Errorf("event %s: %q names the list's Secret", e.Reason, e.Note)
+		}
+	}
+	for _, cond := range conditionsOf(out) {
+		if strings.Contains(cond.Message, secret) {
+			t.Errorf("condition %s: %q names the list's Secret", cond.Type, cond.Message)
+		}
+	}
+}

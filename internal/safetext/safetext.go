@@ -30,11 +30,18 @@ func Short(s string, limit int) string {
 }
 
 // Printable reports whether r may be shown as it is: not a control
-// character and not a bidirectional formatting character.
+// character, not a bidirectional formatting character, and not one that is
+// invisible or breaks a line where no control character does (soft hyphen,
+// zero-width characters, joiners, line and paragraph separators, the byte
+// order mark, the interlinear annotation characters and the tag
+// characters). Two strings that differ only by such characters look the
+// same on a screen, and a message could be made to look like another.
+// The API's rule on spec.id (api/v1alpha1) refuses the same characters.
 func Printable(r rune) bool {
 	switch {
-	case r < 0x20, r >= 0x7f && r <= 0x9f,
-		r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+	case r < 0x20, r >= 0x7f && r <= 0x9f, r == 0xad, r == 0x61c, r == 0x180e,
+		r >= 0x200b && r <= 0x200f, r >= 0x2028 && r <= 0x202e, r >= 0x2060 && r <= 0x2069,
+		r == 0xfeff, r >= 0xfff9 && r <= 0xfffb, r >= 0xe0000 && r <= 0xe007f:
 		return false
 	}
 	return true

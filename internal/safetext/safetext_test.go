@@ -17,6 +17,8 @@ func TestShort(t *testing.T) {
 		{"line\nbreak\ttab", 100, "line\uFFFDbreak\uFFFDtab"},
 		{"admin\u202egnp.exe", 100, "admin\uFFFDgnp.exe"},
 		{"c1\u0085", 100, "c1\uFFFD"},
+		{"in\u200bvisible\ufeff\u2028\U000E0041\u061c", 100, "in\uFFFDvisible\uFFFD\uFFFD\uFFFD\uFFFD"},
+		{"café-東京", 100, "café-東京"},
 		{strings.Repeat("a", 10), 4, "aaaa…"},
 		{"ééé", 5, "éé…"},
 		{"", 10, ""},
