@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -51,6 +52,11 @@ func TestExclusiveResyncRecheck(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "excl", Namespace: "ns", UID: "xl-uid", Generation: 1},
 		Spec:       v1alpha1.ExternalListSpec{URL: lists.url + "/list", Mode: v1alpha1.ListModeExclusive},
 	}
+	// The list synced this document before and holds its claim: the
+	// resync may remove foreign IDs.
+	synced := metav1.NewTime(time.Now().Add(-time.Hour))
+	xl.Status = v1alpha1.ExternalListStatus{EarnedClaim: ClaimID(xl), LastSyncTime: &synced,
+		LastSyncDocumentID: DocumentIDOfURL(xl.Spec.URL)}
 	late := newListEntry("ns", "late", "excl", "late-id")
 	late.UID = "late-uid"
 	// Its add landed, so its finalizer is on.

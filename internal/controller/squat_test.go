@@ -74,6 +74,7 @@ func TestSquatterBlocksNothing(t *testing.T) {
 
 	// A list that can read, made later, loses the claim to the owner, and
 	// its message names no other namespace.
+	nextSecond(t) // the owner is older
 	reader := newExternalList(late, "reader", lists.url+"/shared", withToken(late))
 	create(t, reader)
 	c := waitCondition(t, reader, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonDocumentInUse, waitTimeout)
