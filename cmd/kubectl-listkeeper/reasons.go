@@ -58,7 +58,7 @@ var explanations = map[string]explanation{
 		Action:  "check the URL, the network policy, the CA bundle",
 	},
 	v1alpha1.ReasonUnauthorized: {
-		Meaning: "the server answered 401 or 403",
+		Meaning: "the server answered 401 or 403; a list that cannot read its document takes no part in the claim on it, and keeps no other list from writing it",
 		Action:  "check the token or credentials in the Secret, and the permissions they carry",
 	},
 	v1alpha1.ReasonRejected: {
@@ -106,7 +106,7 @@ var explanations = map[string]explanation{
 		Action:  "put credentials in a Secret and name it in spec.auth, or ask the operator's administrator for a ClusterExternalList",
 	},
 	v1alpha1.ReasonDocumentInUse: {
-		Meaning: "another list (a ClusterExternalList, or an older ExternalList) names the same document and items pointer and holds the claim (two spellings of one document, such as two URL styles of one S3 object, count as one); this list writes nothing and its entries hold nothing: IDs they added before come off, through the holder, unless one of its entries holds them",
+		Meaning: "another list that has read the document with its own credentials (a ClusterExternalList, or an older ExternalList) names the same document and items pointer and holds the claim (two spellings of one document, such as two URL styles of one S3 object, count as one); this list writes nothing and its entries hold nothing: IDs they added before come off, through the holder, unless one of its entries holds them",
 		Action:  "delete one of the two lists, point this one at another document, or share the list with a ClusterExternalList; it takes the claim by itself when the holder goes",
 	},
 	v1alpha1.ReasonNamespaceNotAllowed: {
