@@ -48,13 +48,14 @@ const monitoringNamespace = "lk-monitoring"
 // the ServiceMonitor verifies.
 func allToggles(watch string) map[string]any {
 	return map[string]any{
-		"watchNamespace": watch,
-		"allowedHosts":   []any{"*.lists.example.com", "fakeapi.listkeeper-demo.svc.cluster.local"},
-		"extraArgs":      []any{"--request-timeout=20s"},
-		"commonLabels":   map[string]any{"example.com/cost-center": "lists", "app.kubernetes.io/name": "not-the-chart's"},
-		"volumes":        []any{map[string]any{"name": "metrics-cert", "secret": map[string]any{"secretName": "listkeeper-metrics-cert"}}},
-		"volumeMounts":   []any{map[string]any{"name": "metrics-cert", "mountPath": "/etc/listkeeper/metrics-cert", "readOnly": true}},
-		"metrics":        map[string]any{"certPath": "/etc/listkeeper/metrics-cert"},
+		"watchNamespace":    watch,
+		"allowedHosts":      []any{"*.lists.example.com", "fakeapi.listkeeper-demo.svc.cluster.local"},
+		"extraArgs":         []any{"--request-timeout=20s"},
+		"memoryBudgetBytes": 200000000,
+		"commonLabels":      map[string]any{"example.com/cost-center": "lists", "app.kubernetes.io/name": "not-the-chart's"},
+		"volumes":           []any{map[string]any{"name": "metrics-cert", "secret": map[string]any{"secretName": "listkeeper-metrics-cert"}}},
+		"volumeMounts":      []any{map[string]any{"name": "metrics-cert", "mountPath": "/etc/listkeeper/metrics-cert", "readOnly": true}},
+		"metrics":           map[string]any{"certPath": "/etc/listkeeper/metrics-cert"},
 		"serviceMonitor": map[string]any{"enabled": true, "labels": map[string]any{"release": "prom"}, "namespace": monitoringNamespace,
 			"tlsConfig": map[string]any{"ca": map[string]any{"secret": map[string]any{"name": "listkeeper-metrics-cert", "key": "ca.crt"}},
 				"serverName": "lkt-listkeeper-metrics.lk-toggles.svc"},
@@ -234,7 +235,8 @@ func TestAllToggles(t *testing.T) {
 
 	d := checkDeployment(t, r)
 	c := managerContainer(t, d)
-	for _, a := range []string{"--namespace=" + watch, "--allowed-hosts=*.lists.example.com,fakeapi.listkeeper-demo.svc.cluster.local", "--request-timeout=20s"} {
+	for _, a := range []string{"--namespace=" + watch, "--allowed-hosts=*.lists.example.com,fakeapi.listkeeper-demo.svc.cluster.local", "--request-timeout=20s",
+		"--memory-budget-bytes=200000000"} {
 		if !slices.Contains(c.Args, a) {
 			t.Errorf("manager args %q lack %s", c.Args, a)
 		}
