@@ -131,7 +131,6 @@ func BenchmarkMemoryBudget(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		addrs = nil
 		spec := &v1alpha1.WAFv2IPSet{Region: fake.Region(), Scope: v1alpha1.WAFv2ScopeRegional, Name: "big", ID: id, Endpoint: fake.URL()}
 		auth := &v1alpha1.AWSAuth{Region: fake.Region(), SecretRef: &v1alpha1.SecretReference{Name: "aws"}}
 		secret := func(context.Context, string) (map[string][]byte, error) {

@@ -153,7 +153,7 @@ func parseEntry(raw string) (Entry, error) {
 		return e, errors.New("an empty host")
 	}
 	for _, c := range pattern {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.ContainsRune("-.*?[]^!_", c)) {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && !strings.ContainsRune("-.*?[]^!_", c) {
 			return e, fmt.Errorf("%q cannot be part of a host name pattern", c)
 		}
 	}
@@ -296,7 +296,7 @@ func oddIPv4(host string) bool {
 			digits, hex = p[2:], true
 		}
 		for _, c := range strings.ToLower(digits) {
-			if !(c >= '0' && c <= '9' || hex && c >= 'a' && c <= 'f') {
+			if (c < '0' || c > '9') && (!hex || c < 'a' || c > 'f') {
 				return false
 			}
 		}

@@ -18,7 +18,7 @@ import (
 // so they count against its memory budget while they are held.
 func readAnswer(resp *http.Response, limit int64, tooLarge error, check func([]byte) error) {
 	body := resp.Body
-	defer body.Close()
+	defer func() { _ = body.Close() }()
 	if limit > 0 && resp.ContentLength > limit {
 		resp.Body = failingBody{tooLarge}
 		return
