@@ -75,8 +75,9 @@ func (o *auditObserver) Wrote(c etagclient.Commit) {
 		"created", c.Created, "changes", c.Changes, "replica", o.audit.Replica)
 }
 
-// lists names the lists of the claim (kind namespace/name), the holder,
-// which wrote, first; empty when the cache cannot say.
+// lists names the lists of the claim (kind namespace/name) that have read
+// its document, the holder, which wrote, first; empty when the cache
+// cannot say.
 func (o *auditObserver) lists() []string {
 	names := []string{}
 	if o.audit.Lists == nil {
@@ -92,7 +93,9 @@ func (o *auditObserver) lists() []string {
 	names = append(names, auditName(holder))
 	var rest []string
 	for _, l := range lists {
-		if l.GetUID() != holder.GetUID() {
+		// A list that has not read the document takes no part in its
+		// claim, and is not named beside the writes.
+		if l.GetUID() != holder.GetUID() && hasStanding(l) {
 			rest = append(rest, auditName(l))
 		}
 	}

@@ -332,12 +332,17 @@ func (r *EntryReconciler) admitted(ctx context.Context, s *entryScope) (reason, 
 		return "", "", false, err
 	}
 	if holder.GetUID() != s.list.GetUID() {
-		why := fmt.Sprintf("%s does not hold the claim on its document: %s", s.ref, inUseMessage(holder, s.entry.Namespace))
 		if !hasStanding(s.list) {
-			why = fmt.Sprintf("%s has not read its document with its own credentials (see its Ready condition), "+
-				"and another list that has holds the claim on it", s.ref)
+			// The list cannot read its document: that is all its
+			// entries learn, not that another list holds it.
+			reason := v1alpha1.ReasonListUnreachable
+			if ready := readyOf(s.list); ready != nil && ready.Status == metav1.ConditionFalse && ready.Reason != v1alpha1.ReasonDocumentInUse {
+				reason = ready.Reason
+			}
+			return reason, fmt.Sprintf("%s has not read its document with its own credentials: see its Ready condition", s.ref), false, nil
 		}
-		return v1alpha1.ReasonDocumentInUse, why, false, nil
+		return v1alpha1.ReasonDocumentInUse, fmt.Sprintf("%s does not hold the claim on its document: %s",
+			s.ref, inUseMessage(holder, s.entry.Namespace)), false, nil
 	}
 	return "", "", true, nil
 }

@@ -35,7 +35,8 @@ func TestSquatterBlocksNothing(t *testing.T) {
 
 	squat := newExternalList(squatter, "squat", lists.url+"/shared", func(s *v1alpha1.ExternalListSpec) { s.AllowInsecureHTTP = true })
 	create(t, squat)
-	create(t, newListEntry(squatter, "pin", "squat", "squatter-id"))
+	pin := newListEntry(squatter, "pin", "squat", "squatter-id")
+	create(t, pin)
 	waitCondition(t, squat, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonUnauthorized, waitTimeout)
 	nextSecond(t) // the squatter is older by creation time, the claim's order
 
@@ -72,12 +73,19 @@ func TestSquatterBlocksNothing(t *testing.T) {
 		t.Errorf("the squatter's condition names the owner's namespace: %q", c.Message)
 	}
 
+	// The squatter's entry learns that its list cannot read, not that
+	// another list holds the document.
+	c := waitCondition(t, pin, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonUnauthorized, waitTimeout)
+	if strings.Contains(c.Message, "another list") || strings.Contains(c.Message, owner) {
+		t.Errorf("the squatter's entry is told who else uses the document: %q", c.Message)
+	}
+
 	// A list that can read, made later, loses the claim to the owner, and
 	// its message names no other namespace.
 	nextSecond(t) // the owner is older
 	reader := newExternalList(late, "reader", lists.url+"/shared", withToken(late))
 	create(t, reader)
-	c := waitCondition(t, reader, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonDocumentInUse, waitTimeout)
+	c = waitCondition(t, reader, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonDocumentInUse, waitTimeout)
 	if strings.Contains(c.Message, owner) || strings.Contains(c.Message, "namespace") {
 		t.Errorf("DocumentInUse message %q tells who else uses the document", c.Message)
 	}
