@@ -58,7 +58,7 @@ var explanations = map[string]explanation{
 		Action:  "check the URL, the network policy, the CA bundle",
 	},
 	v1alpha1.ReasonUnauthorized: {
-		Meaning: "the server answered 401 or 403; a list that cannot read its document takes no part in the claim on it, and keeps no other list from writing it",
+		Meaning: "the server answered 401 or 403",
 		Action:  "check the token or credentials in the Secret, and the permissions they carry",
 	},
 	v1alpha1.ReasonRejected: {
