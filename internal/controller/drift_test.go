@@ -30,12 +30,17 @@ func TestDrift(t *testing.T) {
 		t.Parallel()
 		path := listPath(t, ns)
 		setDoc(t, sharedLists, path, []string{"bystander"})
-		create(t, newExternalList(ns, "additive", sharedListsURL+path, func(s *v1alpha1.ExternalListSpec) {
+		xl := newExternalList(ns, "additive", sharedListsURL+path, func(s *v1alpha1.ExternalListSpec) {
 			s.ResyncInterval = resync
-		}))
+		})
+		create(t, xl)
 		e := newListEntry(ns, "additive-a", "additive", "drift-a")
 		create(t, e)
 		waitCondition(t, e, v1alpha1.ConditionSynced, metav1.ConditionTrue, v1alpha1.ReasonAdded, waitTimeout)
+		// Synced once, and the reconcile of the entry that the list's
+		// first Ready queues is done: only the resync restores the ID.
+		waitListSynced(t, xl)
+		time.Sleep(time.Second)
 
 		setDoc(t, sharedLists, path, []string{"bystander", "stranger"})
 		start := time.Now()
@@ -54,16 +59,20 @@ func TestDrift(t *testing.T) {
 		t.Parallel()
 		path := listPath(t, ns)
 		setDoc(t, sharedLists, path, map[string]any{"items": []string{}})
-		create(t, newExternalList(ns, "exclusive", sharedListsURL+path, func(s *v1alpha1.ExternalListSpec) {
+		xl := newExternalList(ns, "exclusive", sharedListsURL+path, func(s *v1alpha1.ExternalListSpec) {
 			s.ResyncInterval = resync
 			s.Mode = v1alpha1.ListModeExclusive
 			s.ItemsPointer = "/items"
-		}))
+		})
+		create(t, xl)
 		for _, id := range []string{"excl-a", "excl-b"} {
 			e := newListEntry(ns, id, "exclusive", id)
 			create(t, e)
 			waitCondition(t, e, v1alpha1.ConditionSynced, metav1.ConditionTrue, v1alpha1.ReasonAdded, waitTimeout)
 		}
+		// The first resync of a document removes nothing: the foreign ID
+		// must come after it.
+		waitListSynced(t, xl)
 
 		setDoc(t, sharedLists, path, map[string]any{"items": []string{"excl-a", "foreign", "excl-b"}, "meta": "kept"})
 		start := time.Now()
@@ -90,5 +99,17 @@ func TestDrift(t *testing.T) {
 			}
 			return errors.New("none yet")
 		})
+	})
+}
+
+// waitListSynced waits until xl has synced the document it names.
+func waitListSynced(t *testing.T, xl *v1alpha1.ExternalList) {
+	t.Helper()
+	eventually(t, waitTimeout, "the list's first sync", func() error {
+		st := getExternalList(t, xl).Status
+		if st.LastSyncTime == nil || st.DocumentID == "" || st.LastSyncDocumentID != st.DocumentID {
+			return fmt.Errorf("synced %q at %v, document %q", st.LastSyncDocumentID, st.LastSyncTime, st.DocumentID)
+		}
+		return nil
 	})
 }
