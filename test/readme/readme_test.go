@@ -108,6 +108,10 @@ func TestReadmeCommands(t *testing.T) {
 				checkManifests(t, c, strings.Fields(c.text)[4])
 			case strings.HasPrefix(c.text, "sha256sum "):
 				checkSHA256SUM(t, c)
+			case strings.HasPrefix(c.text, "cosign "):
+				checkCosign(t, c)
+			case strings.HasPrefix(c.text, "digest=$("):
+				checkDigestOfInstall(t, c)
 			case strings.HasPrefix(c.text, "kubectl apply -k "):
 				dir := strings.Fields(c.text)[3]
 				out, err := exec.Command("kubectl", "kustomize", filepath.Join("../..", dir)).CombinedOutput()

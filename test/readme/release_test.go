@@ -83,3 +83,67 @@ func checkSHA256SUM(t *testing.T, c command) {
 		t.Fatalf("README line %d: %s: %v\n%s", c.line, c.text, err, out)
 	}
 }
+
+// checkCosign checks a cosign command of the README against what make
+// release writes (hack/release): the public key cosign.pub, the signature
+// SHA256SUMS.sig over SHA256SUMS, SLSA v1 provenance (cosign's type
+// slsaprovenance1); and, since a release is signed offline with a key and
+// never recorded in Rekor, --insecure-ignore-tlog=true, without which
+// cosign looks for a transparency-log entry and fails.
+func checkCosign(t *testing.T, c command) {
+	t.Helper()
+	f := strings.Fields(c.text)
+	var src []byte
+	for _, name := range []string{"sign.go", "provenance.go"} {
+		b, err := os.ReadFile(filepath.Join("../../hack/release", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src = append(src, b...)
+	}
+	for _, written := range []string{`PublicKeyFile = "cosign.pub"`, `SumsSignatureFile = SumsFile + ".sig"`, `in_toto/slsa_provenance/v1"`} {
+		if !strings.Contains(string(src), written) {
+			t.Fatalf("hack/release no longer has %s, which README line %d relies on", written, c.line)
+		}
+	}
+	if !strings.Contains(c.text, "--key cosign.pub") || !strings.Contains(c.text, "--insecure-ignore-tlog=true") {
+		t.Errorf("README line %d: %q wants --key cosign.pub and --insecure-ignore-tlog=true", c.line, c.text)
+	}
+	switch f[1] {
+	case "verify-blob":
+		if !strings.Contains(c.text, "--signature "+sumsFile+".sig "+sumsFile) {
+			t.Errorf("README line %d: %q does not check %s.sig against %s", c.line, c.text, sumsFile, sumsFile)
+		}
+	case "verify-attestation":
+		if !strings.Contains(c.text, "--type slsaprovenance1") {
+			t.Errorf("README line %d: %q does not ask for the SLSA v1 provenance make release attests", c.line, c.text)
+		}
+		fallthrough
+	case "verify":
+		if last := f[len(f)-1]; !strings.HasPrefix(last, "ghcr.io/listkeeper/listkeeper@") {
+			t.Errorf("README line %d: %q does not verify the manager's image by digest", c.line, c.text)
+		}
+	default:
+		t.Errorf("README line %d: cosign %s is not one of the checks a release supports", c.line, f[1])
+	}
+}
+
+// checkDigestOfInstall runs the README's command that takes the manager's
+// image digest out of install.yaml on an install.yaml like the one make
+// release writes (the image as repository:tag@digest) and checks that it
+// finds the digest.
+func checkDigestOfInstall(t *testing.T, c command) {
+	t.Helper()
+	const digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	dir := t.TempDir()
+	install := "kind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n      - image: ghcr.io/listkeeper/listkeeper:v0.3.0@" + digest + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "install.yaml"), []byte(install), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", "-o", "pipefail", "-c", c.text+`; printf %s "$digest"`)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil || string(out) != digest {
+		t.Fatalf("README line %d: %s: %v, found %q, want %s", c.line, c.text, err, out, digest)
+	}
+}
