@@ -66,19 +66,18 @@ func reasonFor(err error) string {
 // losesStanding reports whether a list whose reconcile failed for reason
 // has shown it cannot read its document (with its credentials, its
 // configuration, or at its items pointer), and so loses its place in the
-// claim on it (see hasStanding). A failure that may pass by itself
-// (ListUnreachable, MemoryBudgetExceeded, a write's
-// ConflictRetriesExhausted or Rejected) keeps it: a server's bad minute
-// must not move a claim.
+// claim on it (see hasStanding): a failure that needs a change from the
+// user (needsUser), but not one of a write (Rejected) nor one the claim
+// itself decides (DocumentInUse, NamespaceNotAllowed). A failure that may
+// pass by itself (ListUnreachable, MemoryBudgetExceeded,
+// ConflictRetriesExhausted) keeps it: a server's bad minute must not move
+// a claim.
 func losesStanding(reason string) bool {
 	switch reason {
-	case v1alpha1.ReasonUnauthorized, v1alpha1.ReasonListNotFound, v1alpha1.ReasonInvalidDocument,
-		v1alpha1.ReasonUnsafeServer, v1alpha1.ReasonInvalidSpec, v1alpha1.ReasonSecretNotFound,
-		v1alpha1.ReasonHostNotAllowed, v1alpha1.ReasonInsecureTransport, v1alpha1.ReasonAmbientCredentialsNotAllowed,
-		v1alpha1.ReasonDestinationNotAllowed:
-		return true
+	case v1alpha1.ReasonRejected, v1alpha1.ReasonDocumentInUse, v1alpha1.ReasonNamespaceNotAllowed:
+		return false
 	}
-	return false
+	return needsUser(reason)
 }
 
 // needsUser reports whether a failure with this reason can only end with a

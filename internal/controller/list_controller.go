@@ -226,8 +226,8 @@ func (r *ListReconciler) publishDocument(s *listScope) (moved bool) {
 // writing it.
 func (r *ListReconciler) earn(ctx context.Context, s *listScope) (ctrl.Result, bool, error) {
 	snap, err := r.Lists.Probe(ctx, s.cfg)
-	if err == nil && !snap.Exists && !s.list.ListSpec().CreateIfMissing {
-		err = fmt.Errorf("GET %s: %w (set spec.createIfMissing to create it)", s.cfg.shownURL, etagclient.ErrNotFound)
+	if err == nil {
+		err = missingDocument(s.list, snap, s.cfg.shownURL)
 	}
 	if err != nil {
 		s.list.ListStatus().RedactedURL = s.cfg.shownURL
@@ -301,11 +301,18 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 	s.report(s.snap, s.live)
 	if !s.snap.Exists {
 		s.msg = "the document does not exist yet; it is created with the first entry"
-		if !s.list.ListSpec().CreateIfMissing {
-			return fmt.Errorf("GET %s: %w (set spec.createIfMissing to create it)", cl.URL(), etagclient.ErrNotFound)
-		}
 	}
-	return nil
+	return missingDocument(s.list, s.snap, cl.URL())
+}
+
+// missingDocument is the error of a read that found no document at
+// shownURL for a list that may not create it (spec.createIfMissing); nil
+// when the document exists or may be created.
+func missingDocument(l v1alpha1.List, snap etagclient.Snapshot, shownURL string) error {
+	if snap.Exists || l.ListSpec().CreateIfMissing {
+		return nil
+	}
+	return fmt.Errorf("GET %s: %w (set spec.createIfMissing to create it)", shownURL, etagclient.ErrNotFound)
 }
 
 // entries returns the list's entries, read through c: the cache, or the

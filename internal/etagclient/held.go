@@ -39,10 +39,9 @@ func (c *Client) readContext() (context.Context, *readLedger) {
 	}
 	l := &readLedger{budget: c.budget, factor: ReadCostFactor}
 	if c.cfg.budgetWait > 0 {
-		l.deadline = c.cfg.clock.Now().Add(c.cfg.budgetWait)
-		if _, ok := c.cfg.clock.(realClock); !ok {
-			l.deadline = time.Now().Add(c.cfg.budgetWait)
-		}
+		// The wait is for other reads, which run on the wall clock
+		// whatever clock the Client was given.
+		l.deadline = time.Now().Add(c.cfg.budgetWait)
 	}
 	return withLedger(c.ctx, l), l
 }
@@ -56,16 +55,10 @@ func (c *Client) settleRead(l *readLedger, custom bool) {
 	}
 	reserved, got := l.take()
 	c.cache.extra = 0
-	if custom && c.cache.doc != nil && got > 0 {
+	if custom && c.cache.doc != nil {
 		c.cache.extra = got
 	}
-	if c.cache.doc == nil {
-		c.cache.extra = 0
-	}
-	target := c.cacheCost()
-	c.budget.adjust(c.held+reserved, target)
-	c.held = target
-	c.registerHeld()
+	c.settleHeld(c.held + reserved)
 }
 
 // account brings what the budget counts for the cache up to date after a
@@ -77,15 +70,15 @@ func (c *Client) account() {
 	if c.cache.doc == nil {
 		c.cache.extra = 0
 	}
-	target := c.cacheCost()
-	c.budget.adjust(c.held, target)
-	c.held = target
-	c.registerHeld()
+	c.settleHeld(c.held)
 }
 
-// registerHeld tells the budget whether the cache holds a document that
-// it may evict.
-func (c *Client) registerHeld() {
+// settleHeld makes what the budget counts for the Client, counted so far,
+// what the cache costs now, and tells the budget whether the cache holds
+// a document that it may evict.
+func (c *Client) settleHeld(counted int64) {
+	c.held = c.cacheCost()
+	c.budget.adjust(counted, c.held)
 	if c.held > 0 {
 		c.budget.hold(c)
 	} else {
