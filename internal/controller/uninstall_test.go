@@ -31,11 +31,11 @@ import (
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
 )
 
-// readmeUninstall returns the ```sh blocks of the README's "## Uninstall"
-// section, each as its commands (comments stripped).
+// readmeUninstall returns the ```sh blocks of the "## Uninstall" section of
+// docs/install.md, each as its commands (comments stripped).
 func readmeUninstall(t *testing.T) [][]string {
 	t.Helper()
-	raw, err := os.ReadFile("../../README.md")
+	raw, err := os.ReadFile("../../docs/install.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func readmeUninstall(t *testing.T) [][]string {
 		}
 	}
 	if len(blocks) != 2 {
-		t.Fatalf("README's Uninstall section has %d sh blocks, want 2 (the order, and the way out when the CRDs go first)", len(blocks))
+		t.Fatalf("docs/install.md's Uninstall section has %d sh blocks, want 2 (the order, and the way out when the CRDs go first)", len(blocks))
 	}
 	return blocks
 }
@@ -100,9 +100,10 @@ func newUninstallFixture(t *testing.T) *uninstallFixture {
 
 var patchPayload = regexp.MustCompile(`-p '([^']*)'`)
 
-// replay carries out one README command against the fixture's namespace,
-// as kubectl and make would against a cluster; a command it does not know
-// fails the test, so the README cannot document a step the test skips.
+// replay carries out one command of docs/install.md against the fixture's
+// namespace, as kubectl and make would against a cluster; a command it does
+// not know fails the test, so the docs cannot document a step the test
+// skips.
 func (f *uninstallFixture) replay(t *testing.T, cmd string) {
 	t.Helper()
 	ctx := context.Background()
@@ -113,12 +114,12 @@ func (f *uninstallFixture) replay(t *testing.T, cmd string) {
 	case strings.HasPrefix(cmd, "kubectl patch externallist "), strings.HasPrefix(cmd, "kubectl patch listentry "):
 		m := patchPayload.FindStringSubmatch(cmd)
 		if m == nil || !strings.Contains(cmd, "--type=merge") {
-			t.Fatalf("README command %q: want a --type=merge patch with -p '<json>'", cmd)
+			t.Fatalf("docs/install.md command %q: want a --type=merge patch with -p '<json>'", cmd)
 		}
 		patch := client.RawPatch(types.MergePatchType, []byte(m[1]))
 		for _, obj := range f.patchTargets(t, strings.HasPrefix(cmd, "kubectl patch listentry ")) {
 			if err := k8sClient.Patch(ctx, obj, patch); err != nil {
-				t.Fatalf("README command %q on %s: %v", cmd, obj.GetName(), err)
+				t.Fatalf("docs/install.md command %q on %s: %v", cmd, obj.GetName(), err)
 			}
 		}
 	case cmd == "kubectl delete externallists --all --all-namespaces":
@@ -138,12 +139,13 @@ func (f *uninstallFixture) replay(t *testing.T, cmd string) {
 			t.Fatalf("after make undeploy: %d entries left (%v)", len(left.Items), err)
 		}
 	default:
-		t.Fatalf("README's Uninstall section runs %q, which this test does not replay: add it here", cmd)
+		t.Fatalf("docs/install.md's Uninstall section runs %q, which this test does not replay: add it here", cmd)
 	}
 }
 
 // patchTargets returns every entry (entries) or every ExternalList with
-// deletionPolicy Delete: the objects the README's "for each" comments name.
+// deletionPolicy Delete: the objects the "for each" comments of
+// docs/install.md name.
 func (f *uninstallFixture) patchTargets(t *testing.T, entries bool) []client.Object {
 	t.Helper()
 	var out []client.Object
@@ -203,11 +205,11 @@ func (f *uninstallFixture) deleteAll(t *testing.T, obj client.Object) {
 	}
 }
 
-// TestUninstallDocumentedOrder replays the README's Uninstall section, each
-// block on a fresh installation, and checks that the lists keep every ID
-// and were not written. A control replays the first block with the entries
-// deleted before their lists, the order the README warns against, and sees
-// the IDs go: the check can fail.
+// TestUninstallDocumentedOrder replays the Uninstall section of
+// docs/install.md, each block on a fresh installation, and checks that the
+// lists keep every ID and were not written. A control replays the first
+// block with the entries deleted before their lists, the order the section
+// warns against, and sees the IDs go: the check can fail.
 func TestUninstallDocumentedOrder(t *testing.T) {
 	t.Parallel()
 	blocks := readmeUninstall(t)

@@ -29,6 +29,10 @@ import (
 	"github.com/listkeeper/listkeeper/internal/testenv"
 )
 
+// operationsDoc is the file, relative to the repository's root, that holds
+// the alerts' runbooks and the dashboard's panels.
+const operationsDoc = "docs/operations.md"
+
 func repoRoot(t *testing.T) string {
 	t.Helper()
 	root, err := testenv.RepoRoot()
@@ -59,14 +63,18 @@ func TestGeneratedFilesUpToDate(t *testing.T) {
 }
 
 // TestRulesAreComplete: every alert waits (for:), has a severity, a
-// summary and description, and a runbook anchor that exists in the README.
+// summary and description, and a runbook anchor that exists in
+// docs/operations.md, the file RunbookBase names.
 func TestRulesAreComplete(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	if !strings.HasSuffix(RunbookBase, "/"+operationsDoc) {
+		t.Fatalf("RunbookBase %q does not name %s", RunbookBase, operationsDoc)
+	}
+	doc, err := os.ReadFile(filepath.Join(repoRoot(t), operationsDoc))
 	if err != nil {
 		t.Fatal(err)
 	}
 	anchors := map[string]bool{}
-	for _, m := range regexp.MustCompile(`(?m)^#+ (\S+)\s*$`).FindAllStringSubmatch(string(readme), -1) {
+	for _, m := range regexp.MustCompile(`(?m)^#+ (\S+)\s*$`).FindAllStringSubmatch(string(doc), -1) {
 		anchors[Anchor(m[1])] = true
 	}
 	severities := map[string]bool{SeverityInfo: true, SeverityWarning: true, SeverityCritical: true}
@@ -89,7 +97,7 @@ func TestRulesAreComplete(t *testing.T) {
 			url := r.Annotations["runbook_url"]
 			anchor, ok := strings.CutPrefix(url, RunbookBase+"#")
 			if !ok || !anchors[anchor] {
-				t.Errorf("%s: runbook %q has no heading in README.md", r.Alert, url)
+				t.Errorf("%s: runbook %q has no heading in %s", r.Alert, url, operationsDoc)
 			}
 		}
 	}
@@ -138,7 +146,7 @@ func TestRuleOptions(t *testing.T) {
 		})
 	}
 	if DefaultListStaleAfter != 30*time.Minute {
-		t.Errorf("DefaultListStaleAfter = %s; the README's runbook says 30m", DefaultListStaleAfter)
+		t.Errorf("DefaultListStaleAfter = %s; the runbook in docs/operations.md says 30m", DefaultListStaleAfter)
 	}
 
 	files, err := Files(Options{})
@@ -154,7 +162,7 @@ func TestRuleOptions(t *testing.T) {
 
 // TestDashboard: the dashboard is valid JSON whose panels are the Go
 // definitions, each with the question it answers, without overlaps, and
-// the README documents every panel.
+// docs/operations.md documents every panel.
 func TestDashboard(t *testing.T) {
 	raw, err := Dashboard()
 	if err != nil {
@@ -191,7 +199,7 @@ func TestDashboard(t *testing.T) {
 			}
 		}
 	}
-	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	doc, err := os.ReadFile(filepath.Join(repoRoot(t), operationsDoc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,8 +223,8 @@ func TestDashboard(t *testing.T) {
 		if x := p.GridPos.X + p.GridPos.W; x > 24 {
 			t.Errorf("panel %q ends at column %d, past 24", p.Title, x)
 		}
-		if !bytes.Contains(readme, []byte("| "+p.Title+" |")) {
-			t.Errorf("README.md has no row for panel %q", p.Title)
+		if !bytes.Contains(doc, []byte("| "+p.Title+" |")) {
+			t.Errorf("%s has no row for panel %q", operationsDoc, p.Title)
 		}
 	}
 }

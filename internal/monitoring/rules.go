@@ -25,9 +25,9 @@ import (
 	"github.com/listkeeper/listkeeper/internal/metrics"
 )
 
-// RunbookBase is where the alerts' runbook anchors point: the README's
-// Operations section on GitHub.
-const RunbookBase = "https://github.com/listkeeper/listkeeper/blob/main/README.md"
+// RunbookBase is where the alerts' runbook anchors point: the "Alerts"
+// section of docs/operations.md on GitHub.
+const RunbookBase = "https://github.com/listkeeper/listkeeper/blob/main/docs/operations.md"
 
 // Rule is one alerting rule, in Prometheus's rule-file form.
 type Rule struct {
@@ -118,8 +118,8 @@ func shortDuration(d time.Duration) string {
 	}
 }
 
-// runbook returns the README anchor of an alert: its heading under
-// "## Operations" is the alert's name, and GitHub anchors are lower case.
+// runbook returns the docs/operations.md anchor of an alert: its heading
+// under "## Alerts" is the alert's name, and GitHub anchors are lower case.
 func runbook(alert string) string { return RunbookBase + "#" + Anchor(alert) }
 
 // Anchor is the GitHub anchor of a Markdown heading that is one word.

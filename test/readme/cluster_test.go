@@ -36,7 +36,7 @@ func checkHelm(t *testing.T, c command) {
 	t.Helper()
 	f := strings.Fields(c.text)
 	if len(f) < 4 {
-		t.Fatalf("README line %d: want helm %s NAME CHART ...", c.line, f[1])
+		t.Fatalf("%s: want helm %s NAME CHART ...", c.at(), f[1])
 	}
 	chart := filepath.Join("../..", f[3])
 	if strings.HasPrefix(f[3], "https://") {
@@ -46,14 +46,14 @@ func checkHelm(t *testing.T, c command) {
 	}
 	raw, err := os.ReadFile(filepath.Join(chart, "values.yaml"))
 	if err != nil {
-		t.Fatalf("README line %d: chart %s: %v", c.line, f[3], err)
+		t.Fatalf("%s: chart %s: %v", c.at(), f[3], err)
 	}
 	var values map[string]any
 	if err := yaml.Unmarshal(raw, &values); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Contains(f, "--namespace") {
-		t.Errorf("README line %d: no --namespace", c.line)
+		t.Errorf("%s: no --namespace", c.at())
 	}
 	for i, a := range f {
 		if a != "--set" || i+1 == len(f) {
@@ -64,10 +64,10 @@ func checkHelm(t *testing.T, c command) {
 		for _, part := range strings.Split(key, ".") {
 			m, ok := node.(map[string]any)
 			if !ok {
-				t.Fatalf("README line %d: --set %s: %s is not a map in values.yaml", c.line, key, part)
+				t.Fatalf("%s: --set %s: %s is not a map in values.yaml", c.at(), key, part)
 			}
 			if node, ok = m[part]; !ok {
-				t.Fatalf("README line %d: --set %s: the chart has no value %s", c.line, key, part)
+				t.Fatalf("%s: --set %s: the chart has no value %s", c.at(), key, part)
 			}
 		}
 	}
@@ -91,7 +91,7 @@ func checkImages(t *testing.T, c command, images []string) {
 			continue
 		}
 		if !slices.Contains(defaults, img) {
-			t.Errorf("README line %d: image %s is not one the Makefile builds by default (%v)", c.line, img, defaults)
+			t.Errorf("%s: image %s is not one the Makefile builds by default (%v)", c.at(), img, defaults)
 		}
 	}
 }
@@ -101,19 +101,19 @@ func checkImages(t *testing.T, c command, images []string) {
 func checkLabels(t *testing.T, c command, labels []string) {
 	t.Helper()
 	if len(labels) == 0 {
-		t.Fatalf("README line %d: no labels", c.line)
+		t.Fatalf("%s: no labels", c.at())
 	}
 	for _, l := range labels {
 		k, v, ok := strings.Cut(l, "=")
 		if !ok {
-			t.Fatalf("README line %d: %q is not key=value", c.line, l)
+			t.Fatalf("%s: %q is not key=value", c.at(), l)
 		}
 		if errs := append(validation.IsQualifiedName(k), validation.IsValidLabelValue(v)...); len(errs) > 0 {
-			t.Errorf("README line %d: label %s: %v", c.line, l, errs)
+			t.Errorf("%s: label %s: %v", c.at(), l, errs)
 		}
 		if strings.HasPrefix(k, "pod-security.kubernetes.io/") && !strings.HasSuffix(k, "-version") &&
 			!slices.Contains([]string{"privileged", "baseline", "restricted"}, v) {
-			t.Errorf("README line %d: %s is not a Pod Security level", c.line, l)
+			t.Errorf("%s: %s is not a Pod Security level", c.at(), l)
 		}
 	}
 }
@@ -124,7 +124,7 @@ func checkManifests(t *testing.T, c command, path string) {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join("../..", path, "*.yaml"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("README line %d: no YAML files in %s (%v)", c.line, path, err)
+		t.Fatalf("%s: no YAML files in %s (%v)", c.at(), path, err)
 	}
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
@@ -134,7 +134,7 @@ func checkManifests(t *testing.T, c command, path string) {
 		for _, doc := range bytes.Split(raw, []byte("\n---\n")) {
 			var obj struct{ APIVersion, Kind string }
 			if err := yaml.Unmarshal(doc, &obj); err != nil || (len(bytes.TrimSpace(doc)) > 3 && (obj.APIVersion == "" || obj.Kind == "")) {
-				t.Errorf("README line %d: %s is not a Kubernetes object: %v", c.line, f, err)
+				t.Errorf("%s: %s is not a Kubernetes object: %v", c.at(), f, err)
 			}
 		}
 	}

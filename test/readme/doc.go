@@ -1,3 +1,3 @@
-// Package readme keeps the README honest: its test runs or checks every
-// shell command the README shows, so none of them can rot unnoticed.
+// Package readme keeps the README and docs/*.md honest: its test runs or
+// checks every shell command they show, so none of them can rot unnoticed.
 package readme

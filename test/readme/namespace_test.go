@@ -30,17 +30,18 @@ func checkNamespaceName(t *testing.T, c command) {
 	t.Helper()
 	f := strings.Fields(c.text)
 	if len(f) != 4 {
-		t.Fatalf("README line %d: want kubectl create namespace NAME, got %q", c.line, c.text)
+		t.Fatalf("%s: want kubectl create namespace NAME, got %q", c.at(), c.text)
 	}
 	if errs := validation.IsDNS1123Label(f[3]); len(errs) > 0 {
-		t.Errorf("README line %d: namespace %s: %v", c.line, f[3], errs)
+		t.Errorf("%s: namespace %s: %v", c.at(), f[3], errs)
 	}
 }
 
-// TestHelmNamespacesLabelledFirst: no Helm command of the README creates its
-// namespace (Helm cannot label it for Pod Security), and a namespace the
-// README creates carries a Pod Security enforce label before anything is
-// installed into it, so that admission checks the operator's pods.
+// TestHelmNamespacesLabelledFirst: no Helm command of the README or of
+// docs/*.md creates its namespace (Helm cannot label it for Pod Security),
+// and a namespace they create carries a Pod Security enforce label before
+// anything is installed into it, so that admission checks the operator's
+// pods.
 func TestHelmNamespacesLabelledFirst(t *testing.T) {
 	created := map[string]bool{}
 	labelled := map[string]bool{}
@@ -59,21 +60,21 @@ func TestHelmNamespacesLabelledFirst(t *testing.T) {
 		case strings.HasPrefix(c.text, "helm install "), strings.HasPrefix(c.text, "helm upgrade "):
 			installs++
 			if slices.Contains(f, "--create-namespace") {
-				t.Errorf("README line %d: --create-namespace makes a namespace without a Pod Security label; create and label it first", c.line)
+				t.Errorf("%s: --create-namespace makes a namespace without a Pod Security label; create and label it first", c.at())
 			}
 			i := slices.Index(f, "--namespace")
 			if i < 0 || i+1 == len(f) {
 				continue // checkHelm reports it
 			}
 			if ns := f[i+1]; created[ns] && !labelled[ns] {
-				t.Errorf("README line %d: installs into %s before the README labels it for Pod Security", c.line, ns)
+				t.Errorf("%s: installs into %s before the docs label it for Pod Security", c.at(), ns)
 			}
 		}
 	}
 	if installs == 0 {
-		t.Fatal("the README has no helm install; this test checks nothing")
+		t.Fatal("neither the README nor docs/*.md has a helm install; this test checks nothing")
 	}
 	if len(created) == 0 {
-		t.Error("the README creates no namespace for Helm to install into")
+		t.Error("neither the README nor docs/*.md creates a namespace for Helm to install into")
 	}
 }

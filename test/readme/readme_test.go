@@ -3,9 +3,11 @@ package readme
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -16,16 +18,54 @@ import (
 )
 
 // command is one shell command of a ```sh block, with the comment that
-// follows it on its line.
+// follows it on its line and where it stands.
 type command struct {
+	file    string // relative to the repository's root
 	line    int
 	text    string
 	comment string
 }
 
+// at says where the command stands, for failure messages.
+func (c command) at() string { return fmt.Sprintf("%s line %d", c.file, c.line) }
+
+// documents are the files whose commands the tests check, relative to the
+// repository's root: the README and every page of docs/.
+func documents(t *testing.T) []string {
+	t.Helper()
+	docs, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) == 0 {
+		t.Fatal("no docs/*.md found")
+	}
+	files := []string{"README.md"}
+	for _, d := range docs {
+		files = append(files, filepath.ToSlash(filepath.Join("docs", filepath.Base(d))))
+	}
+	return files
+}
+
+// readmeCommands returns the commands of every ```sh block of the README
+// and of docs/*.md, file by file, in order.
 func readmeCommands(t *testing.T) []command {
 	t.Helper()
-	f, err := os.Open("../../README.md")
+	var cmds []command
+	for _, file := range documents(t) {
+		cs := fileCommands(t, file)
+		if file == "README.md" && len(cs) == 0 {
+			t.Fatal("no ```sh commands found in README.md")
+		}
+		cmds = append(cmds, cs...)
+	}
+	return cmds
+}
+
+// fileCommands returns the commands of the ```sh blocks of one file.
+func fileCommands(t *testing.T, file string) []command {
+	t.Helper()
+	f, err := os.Open(filepath.Join("../..", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +89,7 @@ func readmeCommands(t *testing.T) []command {
 		text, comment, _ := strings.Cut(line, "  #")
 		text = strings.TrimSpace(text)
 		if cur == nil {
-			cmds = append(cmds, command{line: n})
+			cmds = append(cmds, command{file: file, line: n})
 			cur = &cmds[len(cmds)-1]
 		}
 		cur.comment = strings.TrimSpace(comment)
@@ -60,13 +100,14 @@ func readmeCommands(t *testing.T) []command {
 		cur.text += text
 		cur = nil
 	}
-	if len(cmds) == 0 {
-		t.Fatal("no ```sh commands found in README.md")
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return cmds
 }
 
-// TestReadmeCommands runs every curl command of the README against the fake
+// TestReadmeCommands runs every curl command of the README and of docs/*.md
+// against the fake
 // list server, renders every kustomize directory it applies, and dry-runs
 // every make target it names (CI runs make test itself; the demo runs the
 // rest end to end). Helm commands are checked against the chart's values
@@ -85,7 +126,7 @@ func TestReadmeCommands(t *testing.T) {
 	t.Cleanup(srv.Close)
 
 	for _, c := range readmeCommands(t) {
-		t.Run(strings.Fields(c.text)[0]+"@"+strconv.Itoa(c.line), func(t *testing.T) {
+		t.Run(strings.Fields(c.text)[0]+"@"+path.Base(c.file)+":"+strconv.Itoa(c.line), func(t *testing.T) {
 			switch {
 			case strings.HasPrefix(c.text, "make "):
 				checkMake(t, c)
@@ -116,12 +157,12 @@ func TestReadmeCommands(t *testing.T) {
 				dir := strings.Fields(c.text)[3]
 				out, err := exec.Command("kubectl", "kustomize", filepath.Join("../..", dir)).CombinedOutput()
 				if err != nil {
-					t.Fatalf("README line %d: kubectl kustomize %s: %v\n%s", c.line, dir, err, out)
+					t.Fatalf("%s: kubectl kustomize %s: %v\n%s", c.at(), dir, err, out)
 				}
 			case strings.HasPrefix(c.text, "kubectl "):
 				checkUninstallKubectl(t, c)
 			default:
-				t.Fatalf("README line %d: no check for %q; add one to this test", c.line, c.text)
+				t.Fatalf("%s: no check for %q; add one to this test", c.at(), c.text)
 			}
 		})
 	}
@@ -133,7 +174,7 @@ func checkMake(t *testing.T, c command) {
 	args := append([]string{"-n", "-C", "../.."}, strings.Fields(placeholder.ReplaceAllString(c.text, "x"))[1:]...)
 	out, err := exec.Command("make", args...).CombinedOutput()
 	if err != nil {
-		t.Fatalf("README line %d: make %v: %v\n%s", c.line, args, err, out)
+		t.Fatalf("%s: make %v: %v\n%s", c.at(), args, err, out)
 	}
 }
 
@@ -143,23 +184,23 @@ func checkCurl(t *testing.T, c command, base string) {
 	text := strings.ReplaceAll(c.text, "http://127.0.0.1:8090", base)
 	out, err := exec.Command("bash", "-o", "pipefail", "-c", text).CombinedOutput()
 	if err != nil {
-		t.Fatalf("README line %d: %s: %v\n%s", c.line, text, err, out)
+		t.Fatalf("%s: %s: %v\n%s", c.at(), text, err, out)
 	}
 	got := strings.TrimSpace(string(out))
 	switch want := strings.Fields(c.comment)[0]; {
 	case strings.HasPrefix(want, "strong"):
 		if !regexp.MustCompile(`(?i)^etag: "[^"]+"$`).MatchString(got) {
-			t.Fatalf("README line %d: want a strong ETag, got %q", c.line, got)
+			t.Fatalf("%s: want a strong ETag, got %q", c.at(), got)
 		}
 	default:
 		if !strings.HasPrefix(got, "HTTP/1.1 "+want) {
-			t.Fatalf("README line %d: want status %s, got %q", c.line, want, got)
+			t.Fatalf("%s: want status %s, got %q", c.at(), want, got)
 		}
 	}
 }
 
 // uninstallKubectl are the kubectl commands (other than apply -k) the README
-// may run: those of its Uninstall section, which
+// and docs/ may run: those of the Uninstall section of docs/install.md, which
 // internal/controller's TestUninstallDocumentedOrder replays against a
 // kube-apiserver. Each is the command's verb and resource.
 var uninstallKubectl = map[string]bool{
@@ -177,19 +218,19 @@ var uninstallKubectl = map[string]bool{
 func checkUninstallKubectl(t *testing.T, c command) {
 	f := strings.Fields(c.text)
 	if len(f) < 3 {
-		t.Fatalf("README line %d: %q is too short", c.line, c.text)
+		t.Fatalf("%s: %q is too short", c.at(), c.text)
 	}
 	key := f[1] + " " + f[2]
 	if f[1] == "scale" {
 		key += " " + f[3]
 	}
 	if !uninstallKubectl[key] {
-		t.Fatalf("README line %d: %q is not a command the Uninstall replay (internal/controller TestUninstallDocumentedOrder) knows", c.line, c.text)
+		t.Fatalf("%s: %q is not a command the Uninstall replay (internal/controller TestUninstallDocumentedOrder) knows", c.at(), c.text)
 	}
 	if m := regexp.MustCompile(`-p '([^']*)'`).FindStringSubmatch(c.text); f[1] == "patch" {
 		var v map[string]any
 		if m == nil || json.Unmarshal([]byte(m[1]), &v) != nil {
-			t.Fatalf("README line %d: the patch payload of %q is not a JSON object", c.line, c.text)
+			t.Fatalf("%s: the patch payload of %q is not a JSON object", c.at(), c.text)
 		}
 	}
 }

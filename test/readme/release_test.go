@@ -36,10 +36,10 @@ func checkReleaseURL(t *testing.T, c command, url string, want func(version stri
 	t.Helper()
 	m := releaseURL.FindStringSubmatch(url)
 	if m == nil {
-		t.Fatalf("README line %d: %s is not the address of a file of a listkeeper release", c.line, url)
+		t.Fatalf("%s: %s is not the address of a file of a listkeeper release", c.at(), url)
 	}
 	if w := want(m[1]); m[2] != w {
-		t.Errorf("README line %d: release v%s has no file %s: make release writes %s", c.line, m[1], m[2], w)
+		t.Errorf("%s: release v%s has no file %s: make release writes %s", c.at(), m[1], m[2], w)
 	}
 }
 
@@ -53,7 +53,7 @@ const sumsFile = "SHA256SUMS"
 func checkSHA256SUM(t *testing.T, c command) {
 	t.Helper()
 	if f := strings.Fields(c.text); f[len(f)-1] != sumsFile {
-		t.Fatalf("README line %d: %q does not check %s", c.line, c.text, sumsFile)
+		t.Fatalf("%s: %q does not check %s", c.at(), c.text, sumsFile)
 	}
 	src, err := os.ReadFile("../../hack/release/release.go")
 	if err != nil {
@@ -80,7 +80,7 @@ func checkSHA256SUM(t *testing.T, c command) {
 	cmd.Dir = dir
 	out, err = cmd.CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "install.yaml: OK" {
-		t.Fatalf("README line %d: %s: %v\n%s", c.line, c.text, err, out)
+		t.Fatalf("%s: %s: %v\n%s", c.at(), c.text, err, out)
 	}
 }
 
@@ -103,28 +103,28 @@ func checkCosign(t *testing.T, c command) {
 	}
 	for _, written := range []string{`PublicKeyFile = "cosign.pub"`, `SumsSignatureFile = SumsFile + ".sig"`, `in_toto/slsa_provenance/v1"`} {
 		if !strings.Contains(string(src), written) {
-			t.Fatalf("hack/release no longer has %s, which README line %d relies on", written, c.line)
+			t.Fatalf("hack/release no longer has %s, which %s relies on", written, c.at())
 		}
 	}
 	if !strings.Contains(c.text, "--key cosign.pub") || !strings.Contains(c.text, "--insecure-ignore-tlog=true") {
-		t.Errorf("README line %d: %q wants --key cosign.pub and --insecure-ignore-tlog=true", c.line, c.text)
+		t.Errorf("%s: %q wants --key cosign.pub and --insecure-ignore-tlog=true", c.at(), c.text)
 	}
 	switch f[1] {
 	case "verify-blob":
 		if !strings.Contains(c.text, "--signature "+sumsFile+".sig "+sumsFile) {
-			t.Errorf("README line %d: %q does not check %s.sig against %s", c.line, c.text, sumsFile, sumsFile)
+			t.Errorf("%s: %q does not check %s.sig against %s", c.at(), c.text, sumsFile, sumsFile)
 		}
 	case "verify-attestation":
 		if !strings.Contains(c.text, "--type slsaprovenance1") {
-			t.Errorf("README line %d: %q does not ask for the SLSA v1 provenance make release attests", c.line, c.text)
+			t.Errorf("%s: %q does not ask for the SLSA v1 provenance make release attests", c.at(), c.text)
 		}
 		fallthrough
 	case "verify":
 		if last := f[len(f)-1]; !strings.HasPrefix(last, "ghcr.io/listkeeper/listkeeper@") {
-			t.Errorf("README line %d: %q does not verify the manager's image by digest", c.line, c.text)
+			t.Errorf("%s: %q does not verify the manager's image by digest", c.at(), c.text)
 		}
 	default:
-		t.Errorf("README line %d: cosign %s is not one of the checks a release supports", c.line, f[1])
+		t.Errorf("%s: cosign %s is not one of the checks a release supports", c.at(), f[1])
 	}
 }
 
@@ -144,6 +144,6 @@ func checkDigestOfInstall(t *testing.T, c command) {
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	if err != nil || string(out) != digest {
-		t.Fatalf("README line %d: %s: %v, found %q, want %s", c.line, c.text, err, out, digest)
+		t.Fatalf("%s: %s: %v, found %q, want %s", c.at(), c.text, err, out, digest)
 	}
 }
