@@ -175,7 +175,8 @@ func TestDefaultAccepted(t *testing.T) {
 	checkFinalizerPolicy(t, docs)
 	// The policy's kinds exist from Kubernetes 1.36 on: on an older
 	// kube-apiserver (make test-compat) they are left out of the dry run,
-	// as the README tells users of such clusters to leave them out.
+	// as docs/install.md ("The cleanup finalizer from birth") tells users
+	// of such clusters to leave them out.
 	served, err := testenv.ServesMutatingAdmissionPolicies(env.Config())
 	if err != nil {
 		t.Fatal(err)
@@ -449,8 +450,9 @@ func TestManagerServiceAccountAccess(t *testing.T) {
 }
 
 // TestFakeAPIAccepted renders config/fakeapi (the in-cluster fake list
-// server of the quick start) and has the API server accept it, with the
-// samples applied in its namespace as the README says.
+// server of the quick start in a cluster) and has the API server accept
+// it, with the samples applied in its namespace as docs/install.md ("Quick
+// start in a cluster (kind or minikube)") says.
 func TestFakeAPIAccepted(t *testing.T) {
 	env.Require(t)
 	docs := split(t, render(t, "fakeapi"))

@@ -14,8 +14,8 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package sizing measures the manager's memory per list, for the README's
-// "Sizing" section and the chart's default requests and limits.
+// Package sizing measures the manager's memory per list, for the "Sizing"
+// section of docs/operations.md and the chart's default requests and limits.
 //
 // BenchmarkListAtCap measures the largest list the caps allow (the
 // manager's --max-body-bytes and --max-items): the heap one client keeps

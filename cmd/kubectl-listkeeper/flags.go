@@ -34,7 +34,7 @@ import (
 
 // defaultOperatorNamespace is where the operator's member Leases are
 // looked for without --operator-namespace: the namespace of `make deploy`
-// (config/default) and of the README's Helm install.
+// (config/default) and of the Helm install in docs/install.md.
 const defaultOperatorNamespace = "listkeeper-system"
 
 // outputJSON is the one -o value besides the default, human-readable

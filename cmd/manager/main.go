@@ -247,7 +247,8 @@ func run() error {
 		ClusterAmbientCredentials:    o.clusterAmbient,
 		StorePolicy:                  stores.Policy{AmbientHosts: splitList(o.ambientHosts), GCPTokenURIs: splitList(o.gcpTokenURIs)},
 		// A request is given up after the request timeout; a server or
-		// proxy that holds one longer is the residual window (README).
+		// proxy that holds one longer is the residual window (docs/design.md,
+		// "Late writes cannot land").
 		LateWriteBound: o.requestTimeout,
 	}); err != nil {
 		return err

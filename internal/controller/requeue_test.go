@@ -116,7 +116,7 @@ func TestImmediateReconcile(t *testing.T) {
 	t.Run("list: reconcile-requested-at corrects drift", func(t *testing.T) {
 		t.Parallel()
 		xl, path := driftedList(t, "requested")
-		// As the README says to.
+		// As docs/reference.md, "Reconcile now", says to.
 		if out, err := kubectl(t, "annotate", "-n", ns, "--overwrite", "xl/requested",
 			v1alpha1.ReconcileRequestedAtAnnotation+"=1700000001"); err != nil {
 			t.Fatalf("kubectl annotate: %v\n%s", err, out)

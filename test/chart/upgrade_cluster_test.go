@@ -42,9 +42,10 @@ import (
 
 // TestUpgradeTakesOverCRDsOnCluster runs helm install of the previous chart
 // and helm upgrade to this one with Helm's own client against the
-// kube-apiserver, as the README's upgrade steps say: the previous chart
-// created its CRDs from crds/, outside the release, so a plain upgrade is
-// refused (Helm will not update objects it does not own), and
+// kube-apiserver, as the upgrade steps of docs/install.md ("Install with
+// Helm") say: the previous chart created its CRDs from crds/, outside the
+// release, so a plain upgrade is refused (Helm will not update objects it
+// does not own), and
 // --take-ownership adopts and updates them: afterwards the API server
 // serves ClusterExternalList and ListEntry's listRef.kind, and the CRDs
 // belong to the release and carry helm.sh/resource-policy: keep.

@@ -44,7 +44,7 @@ import (
 // A ledger watches an env's ListEntries for a whole run and records when
 // each one (by UID) lived and when it was first seen Synced, so that the
 // lists' histories can be checked against it afterwards, version by
-// version, for the two promises of the README:
+// version, for the two promises of README.md and docs/design.md:
 //
 //   - No ID without a holder: a version of a document holds an ID only
 //     while an entry that names the document's list and holds the ID
