@@ -25,26 +25,28 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/listkeeper/listkeeper/internal/storetest/sigv4"
 )
 
 // The SigV4 vocabulary: the algorithm name, the time format of X-Amz-Date,
 // the query parameters of a presigned URL, and the payload hash values.
 const (
-	sigAlgorithm   = "AWS4-HMAC-SHA256"
-	amzDateFormat  = "20060102T150405Z"
-	scopeDate      = "20060102"
-	scopeTerminal  = "aws4_request"
+	sigAlgorithm   = sigv4.Algorithm
+	amzDateFormat  = sigv4.DateFormat
+	scopeDate      = sigv4.ScopeFormat
+	scopeTerminal  = sigv4.ScopeTerminal
 	unsignedHash   = "UNSIGNED-PAYLOAD"
 	streamingHash  = "STREAMING-"
-	hdrAmzDate     = "X-Amz-Date"
-	hdrToken       = "X-Amz-Security-Token"
+	hdrAmzDate     = sigv4.HeaderDate
+	hdrToken       = sigv4.HeaderToken
 	hdrContentHash = "X-Amz-Content-Sha256"
 	qAlgorithm     = "X-Amz-Algorithm"
 	qCredential    = "X-Amz-Credential"
 	qDate          = "X-Amz-Date"
 	qExpires       = "X-Amz-Expires"
-	qSignedHeaders = "X-Amz-SignedHeaders"
-	qSignature     = "X-Amz-Signature"
+	qSignedHeaders = sigv4.QuerySigned
+	qSignature     = sigv4.QuerySignature
 	qToken         = "X-Amz-Security-Token"
 	qContentHash   = "X-Amz-Content-Sha256"
 )
@@ -109,7 +111,7 @@ func (s *Server) authenticate(r *http.Request, now time.Time) (principal, *Error
 	switch {
 	case authz != "" && presigned:
 		return principal{}, errInvalidArgument("Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, Signature query string parameter or the Authorization header should be specified",
-			"Authorization", authScheme(authz))
+			"Authorization", sigv4.Scheme(authz))
 	case presigned:
 		return s.authenticateQuery(r, q, now)
 	case authz != "":
@@ -210,7 +212,7 @@ func (s *Server) authenticateQuery(r *http.Request, q url.Values, now time.Time)
 	sp.payloadHash = unsignedHash
 	if h := q.Get(qContentHash); h != "" {
 		sp.payloadHash = h
-	} else if h := r.Header.Get(hdrContentHash); h != "" && headerListHas(sp.signedHeaders, "x-amz-content-sha256") {
+	} else if h := r.Header.Get(hdrContentHash); h != "" && sigv4.HeaderListHas(sp.signedHeaders, "x-amz-content-sha256") {
 		sp.payloadHash = h
 	}
 	if e := checkPayloadHashForm(sp.payloadHash); e != nil {
@@ -239,58 +241,37 @@ func (s *Server) authenticateQuery(r *http.Request, q url.Values, now time.Time)
 	return p, nil
 }
 
-// parseAuthorization parses "AWS4-HMAC-SHA256 Credential=..., SignedHeaders=..., Signature=...".
+// parseAuthorization parses "AWS4-HMAC-SHA256 Credential=..., SignedHeaders=..., Signature=...",
+// worded as S3 words its refusals.
 func (s *Server) parseAuthorization(authz string) (sigParams, *Error) {
 	var sp sigParams
-	rest, ok := strings.CutPrefix(authz, sigAlgorithm+" ")
-	if !ok {
+	h, fault := sigv4.Split(authz, true)
+	switch fault {
+	case sigv4.FaultAlgorithm:
 		if strings.HasPrefix(authz, "AWS ") || strings.HasPrefix(authz, "AWS4-") {
 			return sp, errUnsupportedAuth("The authorization mechanism you have provided is not supported. Please use AWS4-HMAC-SHA256.")
 		}
-		return sp, errInvalidArgument("Unsupported Authorization Type", "Authorization", authScheme(authz))
-	}
-	var credential string
-	for part := range strings.SplitSeq(rest, ",") {
-		part = strings.TrimSpace(part)
-		k, v, ok := strings.Cut(part, "=")
-		if !ok {
-			return sp, errHeaderMalformed(fmt.Sprintf("the authorization component %q is malformed.", part))
-		}
-		switch k {
-		case "Credential":
-			credential = v
-		case "SignedHeaders":
-			sp.signedHeaders = v
-		case "Signature":
-			sp.signature = v
-		default:
-			return sp, errHeaderMalformed(fmt.Sprintf("the authorization component %q is malformed.", part))
-		}
-	}
-	if credential == "" || sp.signedHeaders == "" || sp.signature == "" {
+		return sp, errInvalidArgument("Unsupported Authorization Type", "Authorization", sigv4.Scheme(authz))
+	case sigv4.FaultComponent:
+		return sp, errHeaderMalformed(fmt.Sprintf("the authorization component %q is malformed.", h.Bad))
+	case sigv4.FaultMissing:
 		return sp, errHeaderMalformed("the authorization header requires three components: Credential, SignedHeaders, and Signature.")
 	}
+	sp.signedHeaders, sp.signature = h.SignedHeaders, h.Signature
 	var e *Error
-	sp.accessKeyID, sp.scopeDay, e = s.parseCredential(credential, errHeaderMalformed)
+	sp.accessKeyID, sp.scopeDay, e = s.parseCredential(h.Credential, errHeaderMalformed)
 	return sp, e
-}
-
-// authScheme is the first word of an Authorization header: errors name it,
-// never the credentials that follow it (a bearer token, say).
-func authScheme(authz string) string {
-	scheme, _, _ := strings.Cut(authz, " ")
-	return scheme
 }
 
 // parseCredential parses "<AKID>/<YYYYMMDD>/<region>/s3/aws4_request" and
 // checks the scope against the Server's region; fail words the error for
 // the header or the query form.
 func (s *Server) parseCredential(v string, fail func(detail string) *Error) (akid, day string, e *Error) {
-	parts := strings.Split(v, "/")
-	if len(parts) != 5 {
+	scope, ok := sigv4.ParseScope(v)
+	if !ok {
 		return "", "", fail(`the Credential is mal-formed; expecting "<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request".`)
 	}
-	akid, day, region, service, terminal := parts[0], parts[1], parts[2], parts[3], parts[4]
+	akid, day, region, service, terminal := scope.AccessKeyID, scope.Day, scope.Region, scope.Service, scope.Terminal
 	if akid == "" {
 		return "", "", fail("a non-empty Access Key (AKID) must be provided in the credential.")
 	}

@@ -18,17 +18,14 @@ package s3fake
 
 import (
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/hex"
 	"net/http"
-	"net/textproto"
-	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-	"github.com/aws/smithy-go/logging"
+
+	"github.com/listkeeper/listkeeper/internal/storetest/sigv4"
 )
 
 // checkPayloadHashForm accepts a hex SHA-256 or UNSIGNED-PAYLOAD.
@@ -57,15 +54,6 @@ func isHexSHA256(h string) bool {
 	return true
 }
 
-func headerListHas(list, name string) bool {
-	for h := range strings.SplitSeq(list, ";") {
-		if h == name {
-			return true
-		}
-	}
-	return false
-}
-
 // verify recomputes the signature of r with aws-sdk-go-v2's signer, over
 // the headers the client says it signed, and compares it with the one the
 // client sent, in constant time.
@@ -74,72 +62,18 @@ func (s *Server) verify(r *http.Request, c aws.Credentials, sp sigParams, presig
 		return errAccessDenied("There were headers present in the request which were not signed").
 			with("HeadersNotSigned", missing)
 	}
-	req := signable(r, sp.signedHeaders, presigned)
-	// A signer per request: v4.Signer caches derived keys by access key
-	// ID, day, region and service, not by secret, so a shared one would
-	// go on accepting the old secret after SetCredentials changed it.
-	signer := v4.NewSigner()
-	var trace signingTrace
-	opts := func(o *v4.SignerOptions) {
-		// S3 signs the path as sent, without escaping it a second time.
-		o.DisableURIPathEscaping = true
-		o.DisableHeaderHoisting = true
-		o.Logger = &trace
-		o.LogSigning = true
+	ok, trace, err := sigv4.Verify(r.Context(), r, sigv4.Claim{
+		Credentials: c, Service: Service, Region: s.cfg.region, Time: sp.signingTime,
+		SignedHeaders: sp.signedHeaders, Signature: sp.signature, PayloadHash: sp.payloadHash,
+		Presigned: presigned, S3: true,
+	})
+	if err != nil {
+		return InternalError()
 	}
-	var gotHeaders, want string
-	if presigned {
-		signed, _, err := signer.PresignHTTP(r.Context(), c, req, sp.payloadHash, Service, s.cfg.region, sp.signingTime, opts)
-		if err != nil {
-			return InternalError()
-		}
-		u, err := url.Parse(signed)
-		if err != nil {
-			return InternalError()
-		}
-		gotHeaders, want = u.Query().Get(qSignedHeaders), u.Query().Get(qSignature)
-	} else {
-		if err := signer.SignHTTP(r.Context(), c, req, sp.payloadHash, Service, s.cfg.region, sp.signingTime, opts); err != nil {
-			return InternalError()
-		}
-		recomputed, _ := s.parseAuthorization(req.Header.Get("Authorization"))
-		gotHeaders, want = recomputed.signedHeaders, recomputed.signature
-	}
-	if gotHeaders != sp.signedHeaders ||
-		subtle.ConstantTimeCompare([]byte(want), []byte(sp.signature)) != 1 {
-		return errSignatureDoesNotMatch(sp.accessKeyID, trace.stringToSign, sp.signature, trace.canonical)
+	if !ok {
+		return errSignatureDoesNotMatch(sp.accessKeyID, trace.StringToSign, sp.signature, trace.Canonical)
 	}
 	return nil
-}
-
-// signable builds the request the signer is given: r's method, path, query
-// (without the signature) and host, and only the headers the client signed.
-// The signer adds X-Amz-Date and X-Amz-Security-Token itself, from the
-// signing time and the credential.
-func signable(r *http.Request, signedHeaders string, presigned bool) *http.Request {
-	u := *r.URL
-	u.Scheme, u.Host = "http", r.Host
-	if r.TLS != nil {
-		u.Scheme = "https"
-	}
-	if presigned {
-		q := r.URL.Query()
-		q.Del(qSignature)
-		u.RawQuery = q.Encode()
-	}
-	req := (&http.Request{Method: r.Method, URL: &u, Host: r.Host, Header: http.Header{}}).WithContext(r.Context())
-	for h := range strings.SplitSeq(signedHeaders, ";") {
-		switch h {
-		case "host":
-		case "content-length":
-			req.ContentLength = r.ContentLength
-		default:
-			if vs := r.Header.Values(h); len(vs) > 0 {
-				req.Header[textproto.CanonicalMIMEHeaderKey(h)] = vs
-			}
-		}
-	}
-	return req
 }
 
 // unsignedAmzHeaders lists the x-amz-* headers of r that are not in the
@@ -148,25 +82,12 @@ func unsignedAmzHeaders(r *http.Request, signedHeaders string) string {
 	var missing []string
 	for k := range r.Header {
 		lk := strings.ToLower(k)
-		if strings.HasPrefix(lk, "x-amz-") && !headerListHas(signedHeaders, lk) {
+		if strings.HasPrefix(lk, "x-amz-") && !sigv4.HeaderListHas(signedHeaders, lk) {
 			missing = append(missing, lk)
 		}
 	}
 	slices.Sort(missing)
 	return strings.Join(missing, ",")
-}
-
-// signingTrace captures the canonical request and the string to sign that
-// the signer logs, for the body of SignatureDoesNotMatch (as S3 sends
-// them).
-type signingTrace struct{ canonical, stringToSign string }
-
-// Logf implements logging.Logger.
-func (t *signingTrace) Logf(_ logging.Classification, _ string, v ...any) {
-	if len(v) >= 2 {
-		t.canonical, _ = v[0].(string)
-		t.stringToSign, _ = v[1].(string)
-	}
 }
 
 // checkPayload compares the body with the signed payload hash; hash is ""
