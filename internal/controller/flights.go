@@ -27,7 +27,7 @@ type flight struct {
 // Flights are keyed by the entry's namespace and name, not by its UID: the
 // reconcile that follows a completion may find the entry gone (another
 // replica released it), and only the name tells which flight is left over
-// (see orphan).
+// (Reconcile forgets the flight of an entry it finds gone).
 type flights struct {
 	mu sync.Mutex
 	m  map[types.NamespacedName]*flight

@@ -76,7 +76,9 @@ type Options struct {
 	RecorderName string
 	// NewRateLimiter, when set, makes each controller's work-queue rate
 	// limiter (the backoff of failed reconciles); it is called once per
-	// controller. Default: controller-runtime's.
+	// controller. Default: the ListEntry controller uses
+	// controller-runtime's, the list controllers their own
+	// (listRateLimiter).
 	NewRateLimiter func() workqueue.TypedRateLimiter[reconcile.Request]
 	// AuditLog receives one Info record per committed list write. It
 	// should be neither sampled nor filtered by level (cmd/manager builds
@@ -91,8 +93,8 @@ type Options struct {
 	// DefaultStuckTerminatingAfter.
 	StuckTerminatingAfter time.Duration
 	// ClusterResourceNamespace is where the Secrets of ClusterExternalLists
-	// live: the operator's own namespace. Required when Owner is not a
-	// SoleOwner; default "default".
+	// live: the operator's own namespace (cmd/manager passes
+	// --cluster-resource-namespace). Default: "default".
 	ClusterResourceNamespace string
 	// ReconcileTimeout is the deadline of one reconcile: what it waits for
 	// (API calls, Secret reads, token fetches, a list's read or drift

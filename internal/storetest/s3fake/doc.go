@@ -18,7 +18,7 @@ limitations under the License.
 // github.com/johannesboyne/gofakes3 with its in-memory backend, behind a
 // handler that verifies the AWS Signature Version 4 of every request and
 // decides conditional writes the way S3 does. listkeeper's S3 store
-// (spec.auth.aws, DESIGN.md "Object stores") is tested against it, and
+// (spec.auth.aws) is tested against it, and
 // `make demo ARGS=--store=s3` is meant to serve it.
 //
 // # Use
