@@ -430,6 +430,9 @@ func (r *EntryReconciler) ensureAdded(ctx context.Context, s *entryScope) error 
 	if err != nil {
 		return r.fail(s, "Add", err)
 	}
+	if err := r.recordPlacement(ctx, s); err != nil {
+		return err
+	}
 	res, done, err := r.change(s, cl, cfg.claim, true)
 	s.entry.Status.LastHandledReconcileAt = requestedAt(s.entry)
 	if !done {
@@ -437,25 +440,48 @@ func (r *EntryReconciler) ensureAdded(ctx context.Context, s *entryScope) error 
 		return nil
 	}
 	if errors.Is(err, etagclient.ErrFenced) {
-		return r.fenced(s)
+		r.fenced(s)
+		return nil
 	}
 	if err != nil {
 		return r.fail(s, "Add", err)
 	}
-	placeAt(s.entry, s.list)
 	msg := fmt.Sprintf("ID %q is on %s (%d items)", s.entry.Spec.ID, s.ref, res.Items)
 	s.setSynced(metav1.ConditionTrue, v1alpha1.ReasonAdded, msg)
 	s.conditions().ready(v1alpha1.ReasonAdded, msg)
 	return nil
 }
 
+// recordPlacement writes where the entry's ID is about to be added
+// (status.addedTo: its list's document and claim) to the API server before
+// the add is handed to the list client, unless the status says so already.
+// Whatever happens to this replica after the write, the record that the ID
+// may be on that document outlives it, as the finalizer does: the entry's
+// removal, its list's move to another document and its loss of admission
+// all take the ID off by that record, never by what a replica remembers.
+// An add that then fails leaves the record in place, which costs a removal
+// that finds nothing to remove.
+func (r *EntryReconciler) recordPlacement(ctx context.Context, s *entryScope) error {
+	if placementOf(s.entry) == ClaimID(s.list) {
+		return nil
+	}
+	placeAt(s.entry, s.list)
+	if err := r.patchStatus(ctx, s); err != nil {
+		return err
+	}
+	s.before = s.entry.DeepCopy()
+	return nil
+}
+
 // reconcileDelete takes the entry's ID off the claim it was added under
 // (status.addedTo), through whichever list holds that claim now, unless
 // another admitted live entry of that claim holds it; then it releases the
-// finalizer. An entry that recorded no placement but that its list admits
-// may have added its ID without recording it (its status patch failed
-// after the write): it takes the ID off its list's claim, the same way. One
-// that its list does not admit never wrote (why says why not).
+// finalizer. An entry records its placement before its add is written
+// (recordPlacement), so one that recorded none never wrote; still, one that
+// its list admits takes the ID off its list's claim the same way, for an
+// entry whose add an older version wrote without the record ahead. One that
+// its list does not admit and that recorded nothing never wrote (why says
+// why not).
 func (r *EntryReconciler) reconcileDelete(ctx context.Context, s *entryScope, admitted bool, why string) (ctrl.Result, error) {
 	entry := s.entry
 	if !controllerutil.ContainsFinalizer(entry, v1alpha1.FinalizerName) {
@@ -479,7 +505,8 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, s *entryScope, ad
 		return ctrl.Result{}, nil
 	}
 	if errors.Is(err, etagclient.ErrFenced) {
-		return ctrl.Result{RequeueAfter: conflictRequeue}, nil
+		r.fenced(s)
+		return ctrl.Result{}, nil
 	}
 	if err != nil {
 		return requeueOnConflict(errors.Join(r.fail(s, "Remove", err), r.patchStatus(ctx, s)))
@@ -551,9 +578,8 @@ func (r *EntryReconciler) takeOff(ctx context.Context, s *entryScope, claim stri
 // the entry's namespace; see addAllowed): nothing is
 // reported, and the entry is looked at again, by whichever replica owns it
 // then.
-func (r *EntryReconciler) fenced(s *entryScope) error {
+func (r *EntryReconciler) fenced(s *entryScope) {
 	r.queue.addAfter(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(s.entry)}, conflictRequeue)
-	return nil
 }
 
 // client returns the client of the entry's list's claim, and the list's
