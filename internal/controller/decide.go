@@ -54,6 +54,18 @@ func finalized(admitted func(*v1alpha1.ListEntry) bool) func(*v1alpha1.ListEntry
 	return func(e *v1alpha1.ListEntry) bool { return hasFinalizer(e) && admitted(e) }
 }
 
+// notRecordedElsewhere narrows admitted to the entries that have not
+// recorded their ID under another claim than claim. One that has, whose
+// list moved to claim's document, takes its ID off the old claim and only
+// then adds it here, recording it; an ID added here for it before that
+// would be recorded nowhere, and stay when it is deleted on the way.
+func notRecordedElsewhere(claim string, admitted func(*v1alpha1.ListEntry) bool) func(*v1alpha1.ListEntry) bool {
+	return func(e *v1alpha1.ListEntry) bool {
+		placed := placementOf(e)
+		return (placed == "" || placed == claim) && admitted(e)
+	}
+}
+
 // spellID spells id as a list keeps it (spell; nil keeps it as it is).
 func spellID(id string, spell func(string) string) string {
 	if spell == nil {
@@ -90,12 +102,14 @@ func liveIDs(entries []v1alpha1.ListEntry, admitted func(*v1alpha1.ListEntry) bo
 // in Exclusive mode the foreign IDs on the list, those no entry of live
 // holds, are removed by name. ok is false when there is no drift.
 //
-// promised are the IDs of the live entries that carry the finalizer, live
-// those of every live entry. Only an entry with the finalizer has promised
-// to take its ID off when it goes: an ID added for one without it would
-// stay if that entry were deleted before its finalizer landed, and such an
-// entry adds its ID itself once the finalizer is on. Its ID is not foreign
-// either: its add may already be on its way.
+// promised are the IDs of the live entries that carry the finalizer (and
+// have not recorded their ID under another claim, see
+// notRecordedElsewhere), live those of every live entry. Only an entry
+// with the finalizer has promised to take its ID off when it goes: an ID
+// added for one without it would stay if that entry were deleted before
+// its finalizer landed, and such an entry adds its ID itself once the
+// finalizer is on. Its ID is not foreign either: its add may already be
+// on its way.
 //
 // The removal names exactly the foreign IDs of onList, never "every ID but
 // live": the client applies a change again to a fresh read after a 412, and

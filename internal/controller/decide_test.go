@@ -67,6 +67,30 @@ func TestLiveIDs(t *testing.T) {
 	}
 }
 
+// TestNotRecordedElsewhere: the entries a list's resync adds IDs for are
+// those that recorded their ID under the list's claim or nowhere yet; one
+// recorded under another claim (its list moved here) adds its own once it
+// took it off there.
+func TestNotRecordedElsewhere(t *testing.T) {
+	const claim = "claim-here"
+	at := func(uid, id, placed string) v1alpha1.ListEntry {
+		e := entry(uid, "allow", id, false)
+		if placed != "" {
+			e.Status.AddedTo = &v1alpha1.ListPlacement{Claim: placed}
+		}
+		return e
+	}
+	entries := []v1alpha1.ListEntry{
+		at("1", "here", claim), at("2", "nowhere", ""), at("3", "before", "claim-before"),
+		at("4", "not-admitted", claim), at("5", "shared", "claim-before"), at("6", "shared", ""),
+	}
+	admitted := func(e *v1alpha1.ListEntry) bool { return e.Spec.ID != "not-admitted" }
+	got := liveIDs(entries, notRecordedElsewhere(claim, admitted), nil)
+	if diff := cmp.Diff([]string{"here", "nowhere", "shared"}, got); diff != "" {
+		t.Errorf("liveIDs (-want +got):\n%s", diff)
+	}
+}
+
 func TestDriftChange(t *testing.T) {
 	add, excl := v1alpha1.ListModeAdditive, v1alpha1.ListModeExclusive
 	tests := []struct {

@@ -222,7 +222,7 @@ func (r *EntryReconciler) earlierAdd(ctx context.Context, s *entryScope, admitte
 func (r *EntryReconciler) reconcileMoved(ctx context.Context, s *entryScope) (ctrl.Result, error) {
 	done, removed, err := r.takeOff(ctx, s, placementOf(s.entry))
 	if !done {
-		return ctrl.Result{}, nil
+		return requeueOnConflict(r.patchStatus(ctx, s))
 	}
 	if err != nil {
 		return requeueOnConflict(errors.Join(r.fail(s, "Remove", err), r.patchStatus(ctx, s)))
@@ -373,7 +373,7 @@ func (r *EntryReconciler) notAdmitted(ctx context.Context, s *entryScope, reason
 	if claim := placementOf(s.entry); claim != "" {
 		done, removed, err := r.takeOff(ctx, s, claim)
 		if !done {
-			return ctrl.Result{}, nil
+			return requeueOnConflict(r.patchStatus(ctx, s))
 		}
 		if err != nil {
 			return requeueOnConflict(errors.Join(r.fail(s, "Remove", err), r.patchStatus(ctx, s)))
@@ -502,7 +502,7 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, s *entryScope, ad
 	}
 	done, _, err := r.takeOff(ctx, s, claim)
 	if !done {
-		return ctrl.Result{}, nil
+		return requeueOnConflict(r.patchStatus(ctx, s))
 	}
 	if errors.Is(err, etagclient.ErrFenced) {
 		r.fenced(s)
@@ -518,7 +518,9 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, s *entryScope, ad
 // through the list that holds that claim now, with that list's
 // credentials, unless another entry holds the ID there (heldFresh, asked
 // now and again before each write). done is false while the removal is in
-// flight: its completion queues the entry again. removed reports that
+// flight, its completion queues the entry again, and while another holder
+// has not recorded the ID yet (see holds): the entry says so and looks
+// again after holderRecordRequeue. removed reports that
 // this entry's removal was written or found done. When no list holds the
 // claim any more, or its holder is being deleted with deletionPolicy
 // Orphan, nothing is written: the list's deletionPolicy decided, and a
@@ -543,11 +545,14 @@ func (r *EntryReconciler) takeOff(ctx context.Context, s *entryScope, claim stri
 		return true, false, err
 	}
 	if _, found, done, err := r.flights.take(client.ObjectKeyFromObject(entry), entry.UID, false, entry.Spec.ID, cfg.claim); found {
-		if !done {
+		switch {
+		case !done:
 			return false, false, nil
-		}
-		if errors.Is(err, errHeld) {
+		case errors.Is(err, errHeld):
 			return true, false, nil
+		case errors.Is(err, errHeldUnrecorded):
+			r.awaitHolder(s)
+			return false, false, nil
 		}
 		return true, err == nil, err
 	}
@@ -556,9 +561,15 @@ func (r *EntryReconciler) takeOff(ctx context.Context, s *entryScope, claim stri
 	// finds no holder for is checked before each write that carries it.
 	if held, err := r.heldCached(ctx, holder, cfg.spell, entry.Spec.ID, entry.UID); err != nil {
 		return true, false, err
-	} else if held {
-		if held, err := r.heldFresh(ctx, holder, cfg.spell, entry.Spec.ID, entry.UID); err != nil || held {
+	} else if held != heldByNone {
+		switch held, err := r.heldFresh(ctx, holder, cfg.spell, entry.Spec.ID, entry.UID); {
+		case err != nil:
 			return true, false, err
+		case held == heldRecorded:
+			return true, false, nil
+		case held == heldUnrecorded:
+			r.awaitHolder(s)
+			return false, false, nil
 		}
 	}
 	cl, err := r.Lists.Client(cfg, refOf(holder))
@@ -570,6 +581,18 @@ func (r *EntryReconciler) takeOff(ctx context.Context, s *entryScope, claim stri
 		return false, false, nil
 	}
 	return true, false, err
+}
+
+// awaitHolder holds a removal back while another entry that holds the ID
+// has not recorded it (see holds): the entry says why it waits and is
+// looked at again after holderRecordRequeue. Its record (status.addedTo)
+// and its finalizer stay, so that the ID comes off if that entry never
+// records it.
+func (r *EntryReconciler) awaitHolder(s *entryScope) {
+	s.conditions().reconciling(v1alpha1.ReasonProgressing, fmt.Sprintf(
+		"another entry holds ID %q on the document and has not recorded it there yet; the ID stays, and its removal waits until that entry records it or stops holding it",
+		s.entry.Spec.ID))
+	r.queue.addAfter(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(s.entry)}, holderRecordRequeue)
 }
 
 // fenced handles a change that failed because this replica lost the right

@@ -86,8 +86,9 @@ type listScope struct {
 	client *etagclient.Client
 	snap   etagclient.Snapshot
 	live   []string // IDs of the live entries of this list that it admits
-	// promised are the IDs of those of them that carry the finalizer (see
-	// driftChange).
+	// promised are the IDs of those of them that carry the finalizer and
+	// have not recorded their ID under another claim (see driftChange and
+	// notRecordedElsewhere).
 	promised []string
 	msg      string // the Ready message when all goes well
 }
@@ -290,7 +291,7 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 	}
 	admitted := listAdmitter(ctx, r.Client, s.list)
 	s.live = liveIDs(entries, admitted, s.cfg.spell)
-	s.promised = liveIDs(entries, finalized(admitted), s.cfg.spell)
+	s.promised = liveIDs(entries, notRecordedElsewhere(ClaimID(s.list), finalized(admitted)), s.cfg.spell)
 	live := 0
 	for i := range entries {
 		if isLive(&entries[i]) && admitted(&entries[i]) {
@@ -475,7 +476,7 @@ func (r *ListReconciler) recheck(ctx context.Context, s *listScope, ch etagclien
 	if err != nil {
 		return etagclient.Change{}, nil, fmt.Errorf("re-check entries: %w", err)
 	}
-	held := liveIDs(entries, finalized(listAdmitter(ctx, r.Client, s.list)), s.cfg.spell)
+	held := liveIDs(entries, notRecordedElsewhere(ClaimID(s.list), finalized(listAdmitter(ctx, r.Client, s.list))), s.cfg.spell)
 	repair := etagclient.Change{Add: intersect(ch.Remove, held), Remove: missing(ch.Add, held)}
 	if repair.IsZero() {
 		return repair, held, nil

@@ -42,8 +42,18 @@ import (
 // finds the record where every replica does.
 //
 // The ID stays when another holder keeps it: a live entry of the claim's
-// holder, admitted by it, with the finalizer (the promise that its own
-// deletion takes the ID off). That is decided on the API server's state,
+// holder, admitted by it, with the finalizer, that recorded its ID under
+// that very claim. Only that record makes good the promise that the
+// holder takes the ID off when it stops holding it, since an entry takes
+// off only what its record names. Such a holder that has not recorded the
+// ID yet (its add in flight, or not made yet) is waited for: the removal
+// is neither written nor given up, and the entry keeps its record and its
+// finalizer until the holder records the ID or stops holding it (an entry
+// that let go in its favour while it had recorded nothing would leave the
+// ID where nothing accounts for it once that entry lost admission or its
+// list moved). One that recorded its ID under another claim (its list
+// moved here) keeps nothing: it adds its ID here only after it took it off
+// there, after this removal. That is decided on the API server's state,
 // never only on the cache, which may trail it (a bucket that just moved,
 // an entry whose finalizer patch the cache has not shown yet): once when
 // the removal is decided, and again by the list client right before it
@@ -51,8 +61,17 @@ import (
 // holder that appears after that check adds its ID after the removal, in
 // the order the document's one client applies changes.
 
-// errHeld withdraws a removal: another entry holds the ID (see heldFresh).
+// errHeld withdraws a removal: another entry holds the ID and recorded it
+// (see holds).
 var errHeld = errors.New("another live entry holds the ID")
+
+// errHeldUnrecorded withdraws a removal until another entry that holds
+// the ID has recorded it, or stopped holding it (see holds).
+var errHeldUnrecorded = errors.New("another live entry holds the ID and has not recorded it yet")
+
+// holderRecordRequeue is how soon an entry whose removal waits for another
+// holder to record the ID looks again.
+const holderRecordRequeue = time.Second
 
 // heldCheckTimeout bounds the API reads of one check that an ID has no
 // other holder, made on the list client's goroutine.
@@ -92,12 +111,11 @@ func placementMoved(e *v1alpha1.ListEntry, l v1alpha1.List) bool {
 }
 
 // heldFresh reports whether an entry other than self holds id on the claim
-// that list holder holds: a live entry of holder, admitted by it, that
-// carries the finalizer, as the API server shows it now. The entries are
+// that list holder holds (see holds), as the API server shows it now. The entries are
 // found by spec.id in the spellings that an address may have (see
 // idSpellings), and by whatever other spelling the cache knows of (read
 // again from the API server).
-func (r *EntryReconciler) heldFresh(ctx context.Context, holder v1alpha1.List, spell func(string) string, id string, self types.UID) (bool, error) {
+func (r *EntryReconciler) heldFresh(ctx context.Context, holder v1alpha1.List, spell func(string) string, id string, self types.UID) (holding, error) {
 	ref := refOf(holder)
 	var opts []client.ListOption
 	if ref.Kind == v1alpha1.ListKindExternalList {
@@ -109,7 +127,7 @@ func (r *EntryReconciler) heldFresh(ctx context.Context, holder v1alpha1.List, s
 		var list v1alpha1.ListEntryList
 		if err := r.APIReader.List(ctx, &list, append(opts, client.MatchingFields{idField: spelling,
 			listRefField: ref.Name, listKindField: string(ref.Kind)})...); err != nil {
-			return false, fmt.Errorf("list entries with ID %q: %w", spelling, err)
+			return heldByNone, fmt.Errorf("list entries with ID %q: %w", spelling, err)
 		}
 		for _, e := range list.Items {
 			if !seen[e.UID] {
@@ -123,7 +141,7 @@ func (r *EntryReconciler) heldFresh(ctx context.Context, holder v1alpha1.List, s
 	// cache knows, read again.
 	var cached v1alpha1.ListEntryList
 	if err := r.Client.List(ctx, &cached, client.MatchingFields{listIDField: listIDKey(ref, id)}); err != nil {
-		return false, fmt.Errorf("list entries with ID %q: %w", id, err)
+		return heldByNone, fmt.Errorf("list entries with ID %q: %w", id, err)
 	}
 	for i := range cached.Items {
 		e := &cached.Items[i]
@@ -135,41 +153,66 @@ func (r *EntryReconciler) heldFresh(ctx context.Context, holder v1alpha1.List, s
 			if apierrors.IsNotFound(err) {
 				continue
 			}
-			return false, fmt.Errorf("get entry %s: %w", client.ObjectKeyFromObject(e), err)
+			return heldByNone, fmt.Errorf("get entry %s: %w", client.ObjectKeyFromObject(e), err)
 		}
 		if !seen[fresh.UID] {
 			seen[fresh.UID] = true
 			found = append(found, *fresh)
 		}
 	}
-	return holds(found, ref, spellID(id, spell), spell, self, listAdmitter(ctx, r.Client, holder)), nil
+	return holds(found, ref, ClaimID(holder), spellID(id, spell), spell, self, listAdmitter(ctx, r.Client, holder)), nil
 }
 
 // heldCached reports whether the cache shows an entry other than self
 // that holds id on holder's claim (see heldFresh).
-func (r *EntryReconciler) heldCached(ctx context.Context, holder v1alpha1.List, spell func(string) string, id string, self types.UID) (bool, error) {
+func (r *EntryReconciler) heldCached(ctx context.Context, holder v1alpha1.List, spell func(string) string, id string, self types.UID) (holding, error) {
 	ref := refOf(holder)
 	var same v1alpha1.ListEntryList
 	if err := r.Client.List(ctx, &same, client.MatchingFields{listIDField: listIDKey(ref, id)}); err != nil {
-		return false, fmt.Errorf("list entries with ID %q: %w", id, err)
+		return heldByNone, fmt.Errorf("list entries with ID %q: %w", id, err)
 	}
-	return holds(same.Items, ref, spellID(id, spell), spell, self, listAdmitter(ctx, r.Client, holder)), nil
+	return holds(same.Items, ref, ClaimID(holder), spellID(id, spell), spell, self, listAdmitter(ctx, r.Client, holder)), nil
 }
 
+// holding is what the other entries of a claim's holder do with an ID
+// that one entry is about to take off (see holds).
+type holding int
+
+const (
+	// heldByNone: no other entry keeps the ID; it may come off.
+	heldByNone holding = iota
+	// heldUnrecorded: another entry holds the ID and has not recorded it
+	// under the claim yet; the removal waits for it.
+	heldUnrecorded
+	// heldRecorded: another entry holds the ID and recorded it under the
+	// claim; the ID stays, and that entry takes it off in its turn.
+	heldRecorded
+)
+
 // holds reports whether one of entries, other than self, holds the ID
-// spelled want on the claim of the list ref: a live entry of ref that
-// carries the finalizer and that the list admits.
-func holds(entries []v1alpha1.ListEntry, ref listRef, want string, spell func(string) string, self types.UID, admitted func(*v1alpha1.ListEntry) bool) bool {
+// spelled want on claim, the claim of the list ref: a live entry of ref
+// that carries the finalizer and that the list admits, and that recorded
+// its ID under claim (heldRecorded) or nowhere yet (heldUnrecorded). One
+// that recorded it under another claim holds nothing here: its list moved
+// here, and it adds its ID only once it took it off the other claim.
+func holds(entries []v1alpha1.ListEntry, ref listRef, claim, want string, spell func(string) string, self types.UID, admitted func(*v1alpha1.ListEntry) bool) holding {
+	h := heldByNone
 	for i := range entries {
 		e := &entries[i]
 		if e.UID == self || entryListRef(e) != ref || spellID(e.Spec.ID, spell) != want {
 			continue
 		}
-		if isLive(e) && hasFinalizer(e) && admitted(e) {
-			return true
+		if !isLive(e) || !hasFinalizer(e) || !admitted(e) {
+			continue
+		}
+		switch placementOf(e) {
+		case claim:
+			return heldRecorded
+		case "":
+			h = heldUnrecorded
 		}
 	}
-	return false
+	return h
 }
 
 // idSpellings are the spellings of id that name one address on an IP
@@ -197,8 +240,9 @@ func idSpellings(id string) []string {
 
 // heldCheck is the check a removal of self's ID from the claim of list
 // holder is submitted with (etagclient.SubmitChecked): asked again right
-// before each write that would carry it, it withdraws the removal
-// (errHeld) once another entry holds the ID. Who holds the claim is asked
+// before each write that would carry it, it withdraws the removal once
+// another entry holds the ID (errHeld, or errHeldUnrecorded while that
+// entry has not recorded it; see holds). Who holds the claim is asked
 // again too: an entry of a list that has lost the claim since (another
 // list took it) is not admitted and holds nothing, while an entry of the
 // list that took it does. The removals of one batch share one read of the
@@ -224,8 +268,11 @@ func (r *EntryReconciler) heldCheck(holder v1alpha1.List, spell func(string) str
 		if err != nil {
 			return err
 		}
-		if holds(v.([]v1alpha1.ListEntry), ref, spellID(id, spell), spell, self, listAdmitter(ctx, r.Client, now)) {
+		switch holds(v.([]v1alpha1.ListEntry), ref, claim, spellID(id, spell), spell, self, listAdmitter(ctx, r.Client, now)) {
+		case heldRecorded:
 			return errHeld
+		case heldUnrecorded:
+			return errHeldUnrecorded
 		}
 		return nil
 	}

@@ -32,9 +32,27 @@ func TestHolds(t *testing.T) {
 	// "blocked" is one the list does not admit (a ClusterExternalList's
 	// selector).
 	admitted := func(e *v1alpha1.ListEntry) bool { return e.Namespace != "blocked" }
+	// The claim the removal is of, and another one (the list named it
+	// before it moved).
+	const claim, elsewhere = "claim-here", "claim-before"
+	// holder is a live entry with the finalizer that recorded its ID
+	// under claim; unrecorded and movedHere are one that recorded it
+	// nowhere yet and one that recorded it under the claim its list named
+	// before.
 	holder := func(uid, id string) v1alpha1.ListEntry {
 		e := entry(uid, "allow", id, false)
 		e.Finalizers = []string{v1alpha1.FinalizerName}
+		e.Status.AddedTo = &v1alpha1.ListPlacement{Claim: claim}
+		return e
+	}
+	unrecorded := func(uid, id string) v1alpha1.ListEntry {
+		e := holder(uid, id)
+		e.Status.AddedTo = nil
+		return e
+	}
+	movedHere := func(uid, id string) v1alpha1.ListEntry {
+		e := holder(uid, id)
+		e.Status.AddedTo = &v1alpha1.ListPlacement{Claim: elsewhere}
 		return e
 	}
 	blocked := holder("b", "a")
@@ -46,23 +64,32 @@ func TestHolds(t *testing.T) {
 		entries []v1alpha1.ListEntry
 		id      string // self's ID, when not "a"
 		spell   func(string) string
-		want    bool
+		want    holding
 	}{
 		{name: "no entries"},
 		{name: "self does not hold for itself (same UID)", entries: []v1alpha1.ListEntry{holder("self", "a")}},
-		{name: "a live entry with the finalizer holds", entries: []v1alpha1.ListEntry{holder("o", "a")}, want: true},
+		{name: "a live entry with the finalizer holds", entries: []v1alpha1.ListEntry{holder("o", "a")}, want: heldRecorded},
 		{name: "a live entry without the finalizer does not: its add comes after", entries: []v1alpha1.ListEntry{entry("o", "allow", "a", false)}},
 		{name: "a deleting entry does not", entries: []v1alpha1.ListEntry{entry("o", "allow", "a", true)}},
 		{name: "an entry the list does not admit does not", entries: []v1alpha1.ListEntry{blocked}},
 		{name: "an entry of another list does not (claims are per list)", entries: []v1alpha1.ListEntry{otherList}},
 		{name: "the ID must match", entries: []v1alpha1.ListEntry{holder("o", "A"), holder("p", "a ")}},
-		{name: "one holder among many", entries: []v1alpha1.ListEntry{blocked, entry("p", "allow", "a", true), holder("q", "a")}, want: true},
+		{name: "one holder among many", entries: []v1alpha1.ListEntry{blocked, entry("p", "allow", "a", true), holder("q", "a")}, want: heldRecorded},
 		{name: "another spelling of the address holds on an IP set", id: "10.0.0.1", spell: spellCIDR,
-			entries: []v1alpha1.ListEntry{holder("o", "10.0.0.1/32")}, want: true},
+			entries: []v1alpha1.ListEntry{holder("o", "10.0.0.1/32")}, want: heldRecorded},
 		{name: "another spelling is another item on an HTTP list", id: "10.0.0.1",
 			entries: []v1alpha1.ListEntry{holder("o", "10.0.0.1/32")}},
 		{name: "another block does not hold on an IP set", id: "10.0.0.0/24", spell: spellCIDR,
 			entries: []v1alpha1.ListEntry{holder("o", "10.0.0.0/16")}},
+		{name: "a holder that recorded its ID nowhere yet is waited for", entries: []v1alpha1.ListEntry{unrecorded("o", "a")}, want: heldUnrecorded},
+		{name: "a holder that recorded its ID under the claim its list named before holds nothing here",
+			entries: []v1alpha1.ListEntry{movedHere("o", "a")}},
+		{name: "a recorded holder keeps the ID whatever comes before it",
+			entries: []v1alpha1.ListEntry{unrecorded("o", "a"), movedHere("p", "a"), holder("q", "a")}, want: heldRecorded},
+		{name: "an unrecorded holder beside one that moved here",
+			entries: []v1alpha1.ListEntry{movedHere("o", "a"), unrecorded("p", "a")}, want: heldUnrecorded},
+		{name: "an unrecorded entry the list does not admit is not waited for",
+			entries: []v1alpha1.ListEntry{func() v1alpha1.ListEntry { e := unrecorded("o", "a"); e.Namespace = "blocked"; return e }()}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,7 +97,7 @@ func TestHolds(t *testing.T) {
 			if id == "" {
 				id = "a"
 			}
-			if got := holds(tc.entries, ref, spellID(id, tc.spell), tc.spell, "self", admitted); got != tc.want {
+			if got := holds(tc.entries, ref, claim, spellID(id, tc.spell), tc.spell, "self", admitted); got != tc.want {
 				t.Errorf("holds = %v, want %v", got, tc.want)
 			}
 		})

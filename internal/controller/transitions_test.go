@@ -18,16 +18,21 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
@@ -260,4 +265,167 @@ func getEntry(t *testing.T, e *v1alpha1.ListEntry) *v1alpha1.ListEntry {
 		t.Fatal(err)
 	}
 	return got
+}
+
+// TestRemovalWaitsForUnrecordedHolder replays the leak
+// TestChurnThroughTransitions found (e2e, run 2 of 3 after issue 24): an
+// entry that recorded its ID on the document is deleted while a second
+// entry of the same list holds the same ID but has not recorded it yet
+// (here its status writes fail; in the e2e its document's replica had just
+// been killed). Before, the first entry counted the second as the holder
+// and let go of its finalizer with no write; the second then lost its
+// admission (its namespace unlabelled; in the e2e also its list moved to
+// another document) before it recorded anything, so its own deletion
+// found nothing to take off: the ID stayed on the document with no entry
+// holding it, and the Additive list never removes it. Only an entry that
+// recorded the ID takes it off, so the first entry keeps its record and
+// its finalizer, and says why, until the second records the ID or stops
+// holding it.
+func TestRemovalWaitsForUnrecordedHolder(t *testing.T) {
+	t.Parallel()
+	ns, other := newNamespace(t), newNamespace(t)
+	label(t, ns, map[string]string{"listkeeper-test/team": ns})
+	label(t, other, map[string]string{"listkeeper-test/team": ns})
+	var refuse atomic.Bool
+	startManager(t, managerConfig{namespace: ns, extraNamespaces: []string{other}, interceptor: &interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			if refuse.Load() && sub == "status" && obj.GetNamespace() == other && obj.GetName() == "late" {
+				return errors.New("test: the status write of the late holder fails")
+			}
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	}})
+	lists := newFakeServer(t)
+	setDoc(t, lists.srv, "/doc", []string{"bystander"})
+	cxl := clusterList("unrecorded-"+ns, lists.url+"/doc", ns)
+	create(t, cxl)
+	t.Cleanup(func() { deleteObj(t, cxl) })
+	waitCondition(t, cxl, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady, waitTimeout)
+	first := clusterEntry(ns, "first", cxl.Name, "x")
+	create(t, first)
+	waitCondition(t, first, v1alpha1.ConditionSynced, metav1.ConditionTrue, v1alpha1.ReasonAdded, waitTimeout)
+
+	// The late holder: live, admitted, with the finalizer, its add made
+	// (the ID is there already), but never recorded.
+	refuse.Store(true)
+	late := clusterEntry(other, "late", cxl.Name, "x")
+	create(t, late)
+	eventually(t, waitTimeout, "the late holder's finalizer", func() error {
+		if e := getEntry(t, late); !controllerutil.ContainsFinalizer(e, v1alpha1.FinalizerName) {
+			return errors.New("no finalizer yet")
+		}
+		return nil
+	})
+
+	deleteObj(t, first)
+	// The first entry either lets go (it did before) or says that it
+	// waits for the late holder.
+	eventually(t, waitTimeout, "the first entry gone, or waiting for the late holder", func() error {
+		e := &v1alpha1.ListEntry{}
+		err := k8sClient.Get(ctxFor(t), client.ObjectKeyFromObject(first), e)
+		if apierrors.IsNotFound(err) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if c := meta.FindStatusCondition(e.Status.Conditions, v1alpha1.ConditionReconciling); c != nil &&
+			c.Status == metav1.ConditionTrue && strings.Contains(c.Message, "has not recorded it there yet") {
+			if e.Status.AddedTo == nil {
+				return errors.New("it waits, but dropped its record")
+			}
+			return nil
+		}
+		return fmt.Errorf("finalizers %v, conditions %v", e.Finalizers, e.Status.Conditions)
+	})
+	if got := mustDocItems(t, lists.srv, "/doc", ""); !slices.Contains(got, "x") {
+		t.Fatalf("the document holds %v: x came off while the late holder, admitted, holds it", got)
+	}
+
+	// The late holder loses its admission before it recorded anything,
+	// and goes.
+	label(t, other, map[string]string{"listkeeper-test/team": "someone-else"})
+	waitGone(t, first, waitTimeout)
+	deleteObj(t, late)
+	waitGone(t, late, waitTimeout)
+	if got := mustDocItems(t, lists.srv, "/doc", ""); !slices.Equal(got, []string{"bystander"}) {
+		t.Fatalf("every holder of x is gone, and the document holds %v, want [bystander]", got)
+	}
+}
+
+// TestHolderMovedHereKeepsNothing replays the other shape of the leak
+// TestChurnThroughTransitions found (e2e, run 3 of 3 after issue 24): a
+// ClusterExternalList is re-pointed from document A to document C and
+// takes C's claim from an ExternalList. The ExternalList's entry loses its
+// admission and takes its ID off C, unless an entry of the new holder
+// holds it; the ClusterExternalList's entry holds the same ID, but
+// recorded on A: it takes it off A first (here A answers 503 meanwhile)
+// and adds it to C only then. Before, it counted as the holder on C, so
+// the ID stayed on C with nothing recording it there; the entry was then
+// deleted on its way, took its ID off A only, and C kept the ID with no
+// holder. It holds nothing on C until it has recorded the ID there; nor
+// does C's resync add its ID for it before that.
+func TestHolderMovedHereKeepsNothing(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	label(t, ns, map[string]string{"listkeeper-test/team": ns})
+	startManager(t, managerConfig{namespace: ns})
+	docA, docC := newFakeServer(t), newFakeServer(t)
+	setDoc(t, docA.srv, "/a", []string{"bystander"})
+	setDoc(t, docC.srv, "/c", []string{"bystander"})
+	hour := func(s *v1alpha1.ExternalListSpec) { s.ResyncInterval = &metav1.Duration{Duration: time.Hour} }
+	la := newExternalList(ns, "la", docA.url+"/a", hour)
+	lc := newExternalList(ns, "lc", docC.url+"/c", hour)
+	for _, l := range []*v1alpha1.ExternalList{la, lc} {
+		create(t, l)
+		waitCondition(t, l, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady, waitTimeout)
+	}
+	cxl := clusterList("moves-"+ns, docA.url+"/a", ns)
+	cxl.Spec.ResyncInterval = &metav1.Duration{Duration: time.Hour}
+	create(t, cxl)
+	t.Cleanup(func() { deleteObj(t, cxl) })
+	waitCondition(t, cxl, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady, waitTimeout)
+	onC := newListEntry(ns, "on-c", lc.Name, "x")
+	onA := clusterEntry(ns, "on-a", cxl.Name, "x")
+	for _, e := range []*v1alpha1.ListEntry{onC, onA} {
+		create(t, e)
+		waitCondition(t, e, v1alpha1.ConditionSynced, metav1.ConditionTrue, v1alpha1.ReasonAdded, waitTimeout)
+	}
+
+	// A answers 503: the ClusterExternalList's entry cannot take its ID
+	// off A, and stays on its way.
+	if err := docA.srv.SetFaults(fakeapi.Faults{Rate503: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := k8sClient.Get(ctxFor(t), client.ObjectKeyFromObject(cxl), cxl); err != nil {
+		t.Fatal(err)
+	}
+	patch := client.MergeFrom(cxl.DeepCopy())
+	cxl.Spec.URL = docC.url + "/c"
+	if err := k8sClient.Patch(ctxFor(t), cxl, patch); err != nil {
+		t.Fatal(err)
+	}
+	waitCondition(t, cxl, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady, waitTimeout)
+	waitCondition(t, onC, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonDocumentInUse, waitTimeout)
+	if got := getEntry(t, onC).Status.AddedTo; got != nil {
+		t.Fatalf("status.addedTo of %s = %+v after it lost the claim, want none", onC.Name, got)
+	}
+	if got := getEntry(t, onA).Status.AddedTo; got == nil || got.DocumentID != DocumentIDOfURL(docA.url+"/a") {
+		t.Fatalf("status.addedTo of %s = %+v, want document A: the test needs it on its way", onA.Name, got)
+	}
+
+	// Deleted on its way: it takes x off A once A answers again, and no
+	// entry holds x on C any more.
+	deleteObj(t, onA)
+	if err := docA.srv.SetFaults(fakeapi.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, onA, waitTimeout)
+	deleteObj(t, onC)
+	waitGone(t, onC, waitTimeout)
+	if got := mustDocItems(t, docA.srv, "/a", ""); !slices.Equal(got, []string{"bystander"}) {
+		t.Errorf("document A holds %v, want [bystander]", got)
+	}
+	if got := mustDocItems(t, docC.srv, "/c", ""); !slices.Equal(got, []string{"bystander"}) {
+		t.Errorf("document C holds %v, want [bystander]: x has no holder there", got)
+	}
 }
