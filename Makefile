@@ -18,16 +18,24 @@ COMPAT_KUBE_MINOR ?= 31
 COMPAT_ASSETS ?= $(LOCALBIN)/k8s-1.$(COMPAT_KUBE_MINOR)
 COMPAT_KUBEBUILDER_ASSETS ?= $(COMPAT_ASSETS)
 # The packages whose tests start envtest (internal/testenv); test-compat
-# runs the test/monitoring module's tests too. Left out: test/e2e (manager
-# processes, minutes of churn and failover on a control plane of its own)
-# and the packages that never talk to a kube-apiserver.
+# runs the test/chart and test/monitoring modules' tests too. Left out:
+# test/e2e (manager processes, minutes of churn and failover on a control
+# plane of its own) and the packages that never talk to a kube-apiserver.
 COMPAT_PKGS ?= ./api/... ./config/... ./internal/testenv/... ./internal/controller/... \
-	./internal/membership/... ./cmd/kubectl-listkeeper/... ./test/chart/...
+	./internal/membership/... ./cmd/kubectl-listkeeper/...
 # Azurite (Azure Blob Storage emulator) for the object-store tests, installed
 # with npm from hack/azurite/package-lock.json.
 AZURITE_DIR ?= hack/azurite
 
 GO ?= go
+# Tools and test suites whose dependencies the operator does not use are Go
+# modules of their own, so that the root module requires only what the
+# operator builds with: test/chart (the Helm SDK), test/monitoring
+# (Prometheus's rule and PromQL parsers), hack/apidocs, hack/release
+# (cosign, go-containerregistry). Each but hack/release replaces the root
+# module with ../.., so it tests this tree's packages; ./... in the root
+# leaves them out, and vet, lint, test and verify.sh visit each.
+
 # Packages whose tests are concurrency-heavy run under the race detector.
 RACE_PKGS ?= ./internal/... ./cmd/... ./test/... ./bench/...
 # Arguments passed through to demo, bench, soak and fuzz (e.g. ARGS=--keep).
@@ -97,21 +105,27 @@ monitoring: ## Generate the alert rules, ServiceMonitor and Grafana dashboard (c
 
 .PHONY: api-docs
 api-docs: ## Write the API reference docs/api.md from the Go types, doc comments and markers of api/v1alpha1 (hack/apidocs).
-	$(GO) run ./hack/apidocs -api api/v1alpha1 -out docs/api.md
+	$(GO) -C hack/apidocs build -o $(LOCALBIN)/apidocs .
+	$(LOCALBIN)/apidocs -api api/v1alpha1 -out docs/api.md
 
 .PHONY: fmt
 fmt: ## Run gofmt -w on the module.
 	git ls-files --cached --others --exclude-standard '*.go' | while read -r f; do [ -f "$$f" ] && echo "$$f"; done | xargs -r gofmt -w
 
 .PHONY: vet
-vet: ## Run go vet.
+vet: ## Run go vet on every module.
 	$(GO) vet ./...
+	cd test/chart && $(GO) vet ./...
+	cd test/monitoring && $(GO) vet ./...
+	cd hack/apidocs && $(GO) vet ./...
 	cd hack/release && $(GO) vet ./...
 
 .PHONY: lint
-lint: golangci-lint ## Run golangci-lint (pinned in hack/tools).
+lint: golangci-lint ## Run golangci-lint (pinned in hack/tools) on every module.
 	$(GOLANGCI_LINT) run --timeout 10m ./...
+	cd test/chart && $(GOLANGCI_LINT) run --timeout 10m ./...
 	cd test/monitoring && $(GOLANGCI_LINT) run --timeout 10m ./...
+	cd hack/apidocs && $(GOLANGCI_LINT) run --timeout 10m ./...
 	cd hack/release && $(GOLANGCI_LINT) run --timeout 10m ./...
 
 .PHONY: verify
@@ -121,7 +135,9 @@ verify: controller-gen ## Fail when gofmt would change a file or the committed g
 .PHONY: test
 test: verify vet lint envtest-assets build azurite ## Run every test (unit, envtest against a real kube-apiserver, race detector).
 	$(GO) test -race -count=1 -timeout 25m $(RACE_PKGS)
+	cd test/chart && $(GO) test -race -count=1 -timeout 25m ./...
 	$(GO) test -count=1 -timeout 25m $$($(GO) list ./... | grep -v -e /internal/ -e /cmd/ -e /test/ -e /bench)
+	cd hack/apidocs && $(GO) test -count=1 -timeout 10m ./...
 	cd test/monitoring && $(GO) test -count=1 -timeout 10m ./...
 	cd hack/release && $(GO) test -count=1 -timeout 25m ./...
 
@@ -130,9 +146,11 @@ test: verify vet lint envtest-assets build azurite ## Run every test (unit, envt
 COMPAT_DEPS := $(if $(filter file,$(origin COMPAT_KUBEBUILDER_ASSETS)),compat-assets)
 
 .PHONY: test-compat
-test-compat: $(COMPAT_DEPS) azurite ## Run the envtest suites (COMPAT_PKGS, test/monitoring) against the oldest supported Kubernetes, kube-apiserver 1.31, without -race; not test/e2e.
+test-compat: $(COMPAT_DEPS) azurite ## Run the envtest suites (COMPAT_PKGS, test/chart, test/monitoring) against the oldest supported Kubernetes, kube-apiserver 1.31, without -race; not test/e2e.
 	KUBEBUILDER_ASSETS="$(abspath $(COMPAT_KUBEBUILDER_ASSETS))" LISTKEEPER_WANT_KUBE_MINOR=$(COMPAT_KUBE_MINOR) \
 		$(GO) test -count=1 -timeout 25m $(COMPAT_PKGS)
+	cd test/chart && KUBEBUILDER_ASSETS="$(abspath $(COMPAT_KUBEBUILDER_ASSETS))" LISTKEEPER_WANT_KUBE_MINOR=$(COMPAT_KUBE_MINOR) \
+		$(GO) test -count=1 -timeout 25m ./...
 	cd test/monitoring && KUBEBUILDER_ASSETS="$(abspath $(COMPAT_KUBEBUILDER_ASSETS))" LISTKEEPER_WANT_KUBE_MINOR=$(COMPAT_KUBE_MINOR) \
 		$(GO) test -count=1 -timeout 10m ./...
 

@@ -13,10 +13,11 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 
-# Every module's go.mod and go.sum must be tidy (hack/release is a module of
-# its own, so that cosign stays out of the root module): test/monitoring replaces the
-# main module, so a dependency change here changes what it needs too.
-for m in . test/monitoring hack/release; do
+# Every module's go.mod and go.sum must be tidy (the tools and test suites
+# are modules of their own, so that their dependencies stay out of the root
+# module): test/chart, test/monitoring and hack/apidocs replace the main
+# module, so a dependency change here changes what they need too.
+for m in . test/chart test/monitoring hack/apidocs hack/release; do
   if ! (cd "$m" && go mod tidy -diff >/dev/null); then
     echo "go.mod/go.sum of $m are not tidy: run 'go mod tidy' in $m" >&2
     exit 1

@@ -78,7 +78,11 @@ limitations under the License.
 //
 //   - One control plane per test binary, shared by all its tests: tests
 //     keep apart by namespace or by name, and cluster-scoped objects (CRDs,
-//     ClusterRoles) are seen by every test of the package.
+//     ClusterRoles) are seen by every test of the package. No test deletes
+//     or replaces what the shared control plane serves: a test that needs
+//     a cluster without listkeeper's CRDs, or changes them, starts a
+//     control plane of its own with StartForTest, which stops it when the
+//     test is done.
 //   - The control plane's processes are envtest's: Stop must run (Main
 //     defers it), or kube-apiserver and etcd outlive the test binary.
 //   - The end-to-end harness (test/e2e/harness) starts its own control plane

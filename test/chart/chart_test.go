@@ -278,8 +278,8 @@ func TestAllToggles(t *testing.T) {
 	}
 
 	installMonitoringCRDs(t)
-	ensureNamespace(t, watch, nil)
-	ensureNamespace(t, monitoringNamespace, nil)
+	ensureNamespace(t, env, watch, nil)
+	ensureNamespace(t, env, monitoringNamespace, nil)
 	applyAndDryRun(t, r, ns)
 	checkRestrictedPod(t, ns, d)
 }
@@ -402,8 +402,8 @@ func applyAndDryRun(t *testing.T, r rendered, ns string) {
 		createForReal(t, o)
 		crds = append(crds, o.GetName())
 	}
-	ensureNamespace(t, ns, nil)
-	waitEstablished(t, crds...)
+	ensureNamespace(t, env, ns, nil)
+	waitEstablished(t, env, crds...)
 	dryRun(t, rest)
 }
 
@@ -437,7 +437,7 @@ spec:
 		createForReal(t, crd)
 		names = append(names, name)
 	}
-	waitEstablished(t, names...)
+	waitEstablished(t, env, names...)
 }
 
 // checkRestrictedPod labels ns to enforce the "restricted" Pod Security

@@ -54,17 +54,23 @@ import (
 // helmUser is the envtest user Helm's client acts as.
 const helmUser = "helm"
 
+// controlPlane configures the package's control planes, the shared one and
+// those of tests that need their own: no CRDs, and helmUser a cluster
+// administrator with a kubeconfig, for the tests that run Helm's own
+// client against the control plane.
+var controlPlane = testenv.Options{Users: []envtest.User{{Name: helmUser, Groups: []string{"system:masters"}}}}
+
 var (
 	env  *testenv.Env
 	root string // the module root
 )
 
-// TestMain starts a control plane without CRDs: the tests install the
-// chart's own, as helm would.
+// TestMain starts a control plane without CRDs, shared by the tests: they
+// install the chart's own, as helm would, and none deletes or replaces
+// them. TestUpgradeTakesOverCRDsOnCluster, which puts the previous chart's
+// CRDs in their place, runs on a control plane of its own.
 func TestMain(m *testing.M) {
-	// helm is a cluster administrator with a kubeconfig, for the tests that
-	// run Helm's own client against the control plane.
-	os.Exit(testenv.Main(m, testenv.Options{Users: []envtest.User{{Name: helmUser, Groups: []string{"system:masters"}}}}, func(e *testenv.Env) error {
+	os.Exit(testenv.Main(m, controlPlane, func(e *testenv.Env) error {
 		env = e
 		var err error
 		root, err = testenv.RepoRoot()
@@ -226,11 +232,12 @@ func managerContainer(t *testing.T, d *appsv1.Deployment) corev1.Container {
 	return corev1.Container{}
 }
 
-// ensureNamespace creates a namespace for real, with labels.
-func ensureNamespace(t *testing.T, name string, labels map[string]string) {
+// ensureNamespace creates a namespace for real on e's control plane, with
+// labels.
+func ensureNamespace(t *testing.T, e *testenv.Env, name string, labels map[string]string) {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
-	if err := env.Client().Create(context.Background(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := e.Client().Create(context.Background(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("create namespace %s: %v", name, err)
 	}
 }
@@ -246,15 +253,15 @@ func createForReal(t *testing.T, objs ...*unstructured.Unstructured) {
 	}
 }
 
-// waitEstablished waits until the named CRDs serve.
-func waitEstablished(t *testing.T, names ...string) {
+// waitEstablished waits until the named CRDs serve on e's control plane.
+func waitEstablished(t *testing.T, e *testenv.Env, names ...string) {
 	t.Helper()
 	for _, name := range names {
 		err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 			crd := &unstructured.Unstructured{}
 			crd.SetAPIVersion("apiextensions.k8s.io/v1")
 			crd.SetKind("CustomResourceDefinition")
-			if err := env.Client().Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+			if err := e.Client().Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
 				return false, err
 			}
 			conds, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")

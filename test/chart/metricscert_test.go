@@ -82,7 +82,7 @@ func TestMetricsCertSecret(t *testing.T) {
 	}
 
 	installMonitoringCRDs(t)
-	ensureNamespace(t, ns, nil)
+	ensureNamespace(t, env, ns, nil)
 	applyAndDryRun(t, r, ns)
 	checkRestrictedPod(t, ns, d)
 }

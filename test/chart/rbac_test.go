@@ -43,7 +43,7 @@ func TestWatchNamespaceRBAC(t *testing.T) {
 	const ns, watch, other = "lk-rbac", "lk-rbac-watched", "lk-rbac-other"
 	r := render(t, renderOpts{release: "lkr", namespace: ns, values: map[string]any{"watchNamespace": watch}})
 	for _, n := range []string{ns, watch, other} {
-		ensureNamespace(t, n, nil)
+		ensureNamespace(t, env, n, nil)
 	}
 	var rbac []*unstructured.Unstructured
 	for _, o := range r.objs {
@@ -139,10 +139,10 @@ func TestSecretAccessGetRBAC(t *testing.T) {
 			values := map[string]any{"secretAccess": "get"}
 			if tc.watch != "" {
 				values["watchNamespace"] = tc.watch
-				ensureNamespace(t, tc.watch, nil)
+				ensureNamespace(t, env, tc.watch, nil)
 			}
 			r := render(t, renderOpts{release: "lks" + tc.name[:2], namespace: ns, values: values})
-			ensureNamespace(t, ns, nil)
+			ensureNamespace(t, env, ns, nil)
 			var rbac []*unstructured.Unstructured
 			for _, o := range r.objs {
 				switch o.GetKind() {
@@ -201,7 +201,7 @@ func TestAggregatedRoles(t *testing.T) {
 		t.Fatalf("%d aggregated ClusterRoles rendered, want 2 (view, edit)", len(roles))
 	}
 	for _, n := range []string{ns, team, other} {
-		ensureNamespace(t, n, nil)
+		ensureNamespace(t, env, n, nil)
 	}
 	createForReal(t, roles...)
 	aggregate(t)

@@ -49,12 +49,20 @@ import (
 // --take-ownership adopts and updates them: afterwards the API server
 // serves ClusterExternalList and ListEntry's listRef.kind, and the CRDs
 // belong to the release and carry helm.sh/resource-policy: keep.
+//
+// The test replaces the CRDs with the previous chart's, so it runs on a
+// control plane of its own that starts without them; the package's other
+// tests keep the shared one and its CRDs.
 func TestUpgradeTakesOverCRDsOnCluster(t *testing.T) {
-	env.Require(t)
+	own := testenv.StartForTest(t, controlPlane)
 	const name, ns = "lku", "lk-upgrade-cluster"
-	ensureNamespace(t, ns, nil)
-	deleteListkeeperCRDs(t)
-	cfg := helmConfig(t, ns)
+	ensureNamespace(t, own, ns, nil)
+	for _, n := range []string{"clusterexternallists.listkeeper.dev", "externallists.listkeeper.dev", "listentries.listkeeper.dev"} {
+		if err := crdClient(t, own).Get(context.Background(), client.ObjectKey{Name: n}, &apiextensionsv1.CustomResourceDefinition{}); !apierrors.IsNotFound(err) {
+			t.Fatalf("CRD %s on the test's own control plane before the install: %v, want NotFound", n, err)
+		}
+	}
+	cfg := helmConfig(t, own, ns)
 
 	prev, err := loader.Load(previousChart)
 	if err != nil {
@@ -66,11 +74,11 @@ func TestUpgradeTakesOverCRDsOnCluster(t *testing.T) {
 	if _, err := in.Run(prev, map[string]any{}); err != nil {
 		t.Fatalf("install the previous chart: %v", err)
 	}
-	le := getCRD(t, "listentries.listkeeper.dev")
+	le := getCRD(t, own, "listentries.listkeeper.dev")
 	if hasListRefKind(le) {
 		t.Fatal("the previous chart installed a ListEntry CRD with listRef.kind already")
 	}
-	if err := crdClient(t).Get(context.Background(), client.ObjectKey{Name: "clusterexternallists.listkeeper.dev"}, &apiextensionsv1.CustomResourceDefinition{}); !apierrors.IsNotFound(err) {
+	if err := crdClient(t, own).Get(context.Background(), client.ObjectKey{Name: "clusterexternallists.listkeeper.dev"}, &apiextensionsv1.CustomResourceDefinition{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("ClusterExternalList CRD after installing the previous chart: %v, want NotFound", err)
 	}
 
@@ -86,7 +94,7 @@ func TestUpgradeTakesOverCRDsOnCluster(t *testing.T) {
 		t.Fatalf("a plain upgrade over CRDs from crds/: %v, want a refusal naming them", err)
 	}
 	t.Logf("a plain upgrade is refused: %v", err)
-	if hasListRefKind(getCRD(t, "listentries.listkeeper.dev")) {
+	if hasListRefKind(getCRD(t, own, "listentries.listkeeper.dev")) {
 		t.Fatal("the refused upgrade changed the ListEntry CRD")
 	}
 
@@ -99,7 +107,7 @@ func TestUpgradeTakesOverCRDsOnCluster(t *testing.T) {
 		t.Fatalf("helm upgrade --take-ownership: %v", err)
 	}
 	for _, n := range []string{"clusterexternallists.listkeeper.dev", "externallists.listkeeper.dev", "listentries.listkeeper.dev"} {
-		crd := getCRD(t, n)
+		crd := getCRD(t, own, n)
 		if crd.Annotations["meta.helm.sh/release-name"] != name || crd.Annotations["meta.helm.sh/release-namespace"] != ns {
 			t.Errorf("CRD %s: annotations %v, want it owned by release %s/%s", n, crd.Annotations, ns, name)
 		}
@@ -107,31 +115,31 @@ func TestUpgradeTakesOverCRDsOnCluster(t *testing.T) {
 			t.Errorf("CRD %s: helm.sh/resource-policy %q, want keep", n, crd.Annotations["helm.sh/resource-policy"])
 		}
 	}
-	if !hasListRefKind(getCRD(t, "listentries.listkeeper.dev")) {
+	if !hasListRefKind(getCRD(t, own, "listentries.listkeeper.dev")) {
 		t.Error("after the upgrade the ListEntry CRD still lacks listRef.kind")
 	}
-	waitEstablished(t, "clusterexternallists.listkeeper.dev", "externallists.listkeeper.dev", "listentries.listkeeper.dev")
-	checkFinalizerPolicyInstalled(t, upgraded, ns)
+	waitEstablished(t, own, "clusterexternallists.listkeeper.dev", "externallists.listkeeper.dev", "listentries.listkeeper.dev")
+	checkFinalizerPolicyInstalled(t, own, upgraded, ns)
 }
 
-// checkFinalizerPolicyInstalled: where the kube-apiserver serves
+// checkFinalizerPolicyInstalled: where e's kube-apiserver serves
 // MutatingAdmissionPolicy, the release installed the finalizer policy and
 // it is in force: a ListEntry created (dry run) in ns comes back with the
 // cleanup finalizer. Elsewhere (make test-compat) the release has none.
-func checkFinalizerPolicyInstalled(t *testing.T, rel any, ns string) {
+func checkFinalizerPolicyInstalled(t *testing.T, e *testenv.Env, rel any, ns string) {
 	t.Helper()
 	r, ok := rel.(*release.Release)
 	if !ok {
 		t.Fatalf("helm returned a %T, not a *release.Release", rel)
 	}
 	got := kinds(parse(t, r.Manifest))
-	served, err := testenv.ServesMutatingAdmissionPolicies(env.Config())
+	served, err := testenv.ServesMutatingAdmissionPolicies(e.Config())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !served {
 		if got[policyKind] != 0 || got[bindingKind] != 0 {
-			t.Errorf("kube-apiserver %s has no MutatingAdmissionPolicy, yet the release holds %d policies and %d bindings", serverKubeVersion(), got[policyKind], got[bindingKind])
+			t.Errorf("kube-apiserver %s has no MutatingAdmissionPolicy, yet the release holds %d policies and %d bindings", e.ServerVersion().GitVersion, got[policyKind], got[bindingKind])
 		}
 		return
 	}
@@ -140,7 +148,7 @@ func checkFinalizerPolicyInstalled(t *testing.T, rel any, ns string) {
 	}
 	var last error
 	if err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		ok, err := finalizerpolicy.Probe(ctx, env.Client(), ns)
+		ok, err := finalizerpolicy.Probe(ctx, e.Client(), ns)
 		last = err
 		return ok, nil
 	}); err != nil {
@@ -148,12 +156,12 @@ func checkFinalizerPolicyInstalled(t *testing.T, rel any, ns string) {
 	}
 }
 
-// helmConfig is Helm's action configuration for namespace ns, acting as
-// helmUser through its kubeconfig, with releases in Secrets as helm keeps
-// them.
-func helmConfig(t *testing.T, ns string) *action.Configuration {
+// helmConfig is Helm's action configuration for namespace ns of e's
+// control plane, acting as helmUser through its kubeconfig, with releases
+// in Secrets as helm keeps them.
+func helmConfig(t *testing.T, e *testenv.Env, ns string) *action.Configuration {
 	t.Helper()
-	kubeconfig, err := env.Kubeconfig(helmUser)
+	kubeconfig, err := e.Kubeconfig(helmUser)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +177,7 @@ func helmConfig(t *testing.T, ns string) *action.Configuration {
 	// chart's kubeVersion refuses, and testenv refuses it under
 	// LISTKEEPER_WANT_KUBE_MINOR).
 	cfg.Capabilities = common.DefaultCapabilities.Copy()
-	kv, err := common.ParseKubeVersion(serverKubeVersion())
+	kv, err := common.ParseKubeVersion(e.ServerVersion().GitVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,55 +185,25 @@ func helmConfig(t *testing.T, ns string) *action.Configuration {
 	return cfg
 }
 
-// deleteListkeeperCRDs deletes the listkeeper CRDs other tests created and
-// waits until they are gone, so that the previous chart creates its own.
-// An empty CRD goes in well under a second here, but once, in a make test
-// that ran the race-detector packages beside it, one was still there after
-// 60 s: the wait is generous, and a CRD that stays is shown as it is.
-func deleteListkeeperCRDs(t *testing.T) {
-	t.Helper()
-	ctx := context.Background()
-	for _, n := range []string{"clusterexternallists.listkeeper.dev", "externallists.listkeeper.dev", "listentries.listkeeper.dev"} {
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		crd.Name = n
-		if err := crdClient(t).Delete(ctx, crd); err != nil && !apierrors.IsNotFound(err) {
-			t.Fatal(err)
-		}
-		start := time.Now()
-		last := &apiextensionsv1.CustomResourceDefinition{}
-		if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, crdGoneTimeout, true, func(ctx context.Context) (bool, error) {
-			err := crdClient(t).Get(ctx, client.ObjectKey{Name: n}, last)
-			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
-		}); err != nil {
-			t.Fatalf("CRD %s not gone after %v: %v; finalizers %v, conditions %+v", n, crdGoneTimeout, err, last.Finalizers, last.Status.Conditions)
-		}
-		if took := time.Since(start); took > 10*time.Second {
-			t.Logf("note: CRD %s took %v to go", n, took.Round(time.Millisecond))
-		}
-	}
-}
-
-// crdGoneTimeout is how long deleteListkeeperCRDs waits for a CRD to go.
-const crdGoneTimeout = 3 * time.Minute
-
-// crdClient is a client that knows CustomResourceDefinitions.
-func crdClient(t *testing.T) client.Client {
+// crdClient is a client of e's control plane that knows
+// CustomResourceDefinitions.
+func crdClient(t *testing.T, e *testenv.Env) client.Client {
 	t.Helper()
 	scheme := runtime.NewScheme()
 	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.New(env.Config(), client.Options{Scheme: scheme})
+	c, err := client.New(e.Config(), client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
 }
 
-func getCRD(t *testing.T, name string) *apiextensionsv1.CustomResourceDefinition {
+func getCRD(t *testing.T, e *testenv.Env, name string) *apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
 	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := crdClient(t).Get(context.Background(), client.ObjectKey{Name: name}, crd); err != nil {
+	if err := crdClient(t, e).Get(context.Background(), client.ObjectKey{Name: name}, crd); err != nil {
 		t.Fatalf("CRD %s: %v", name, err)
 	}
 	return crd
