@@ -21,14 +21,12 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
-	"github.com/listkeeper/listkeeper/internal/etagclient"
 )
 
 // Spellings of lists for TestDocumentIdentity.
@@ -252,39 +250,4 @@ func TestDocumentQueryKeysSelectDocuments(t *testing.T) {
 	again := newExternalList(ns, "allow-again", byName.URL+"/v1/list?token=c&name=allow", withQueryKeys("name"))
 	create(t, again)
 	waitCondition(t, again, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonDocumentInUse, waitTimeout)
-}
-
-// TestCanonicalPointerAgreesWithTheEngine: every token that
-// canonicalPointer writes as an array index is the index the engine reads
-// through an array, and every other token is one the engine does not take
-// for an index, so merging the spellings never merges two arrays of an
-// array and never splits one.
-func TestCanonicalPointerAgreesWithTheEngine(t *testing.T) {
-	t.Parallel()
-	raw := []byte(`{"l":[["i0"],["i1"],["i2"],["i3"],["i4"],["i5"],["i6"],["i7"],["i8"],["i9"],["i10"]]}`)
-	for _, tok := range []string{"0", "+0", "-0", "00", "+00", "1", "+1", "01", "-1", "+10", "10", "1e0", " 1", "0x1", "", "-", "x", "١"} {
-		t.Run(tok, func(t *testing.T) {
-			p, err := etagclient.ParsePointer("/l/" + tok)
-			if err != nil {
-				t.Fatal(err)
-			}
-			doc, err := etagclient.ParseDocument(raw, p)
-			canon := canonicalPointer("/l/" + tok)
-			n, index := arrayIndex(tok)
-			switch {
-			case err != nil && index:
-				t.Errorf("canonicalPointer takes %q for index %d (%s), the engine does not: %v", tok, n, canon, err)
-			case err == nil && !index:
-				t.Errorf("the engine reads %q as %v, canonicalPointer does not take it for an index", tok, doc.Items())
-			case err == nil && (doc.Items()[0] != "i"+strconv.Itoa(n) || canon != "/l/"+strconv.Itoa(n)):
-				t.Errorf("the engine reads %q as %v, canonicalPointer spells it %s", tok, doc.Items(), canon)
-			}
-		})
-	}
-	if got := canonicalPointer("/a~1b/c~0d/+2"); got != "/a~1b/c~0d/2" {
-		t.Errorf("canonicalPointer = %q", got)
-	}
-	if got := canonicalPointer(""); got != "" {
-		t.Errorf("canonicalPointer of the whole document = %q", got)
-	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -15,47 +14,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
-	"github.com/listkeeper/listkeeper/internal/netfence"
 )
-
-func TestHostAllowed(t *testing.T) {
-	tests := []struct {
-		name     string
-		url      string
-		patterns []string
-		want     bool
-	}{
-		{name: "no patterns allow all", url: "https://anything.example.com/l", want: true},
-		{name: "exact host", url: "https://lists.example.com/l", patterns: []string{"lists.example.com"}, want: true},
-		{name: "exact host, URL with port", url: "https://lists.example.com:8443/l", patterns: []string{"lists.example.com"}, want: true},
-		{name: "host:port pattern", url: "http://127.0.0.1:8080/l", patterns: []string{"127.0.0.1:8080"}, want: true},
-		{name: "host:port pattern, other port", url: "http://127.0.0.1:9090/l", patterns: []string{"127.0.0.1:8080"}, want: false},
-		{name: "wildcard subdomain", url: "https://a.lists.example.com/l", patterns: []string{"*.lists.example.com"}, want: true},
-		{name: "wildcard does not match the apex", url: "https://lists.example.com/l", patterns: []string{"*.lists.example.com"}, want: false},
-		{name: "wildcard does not cross into a suffix", url: "https://a.lists.example.com.evil.io/l", patterns: []string{"*.lists.example.com"}, want: false},
-		{name: "other host", url: "https://evil.example.org/l", patterns: []string{"lists.example.com"}, want: false},
-		{name: "second pattern matches", url: "https://b.example.net/l", patterns: []string{"a.example.net", "b.example.net"}, want: true},
-		{name: "userinfo is not the host", url: "https://lists.example.com@evil.io/l", patterns: []string{"lists.example.com"}, want: false},
-		{name: "IPv6 literal", url: "http://[::1]:8080/l", patterns: []string{"::1"}, want: true},
-		{name: "pattern with port", url: "https://a.lists.example.com/l", patterns: []string{"*.lists.example.com:443"}, want: true},
-		{name: "pattern with port, other port", url: "https://a.lists.example.com:8443/l", patterns: []string{"*.lists.example.com:443"}, want: false},
-		{name: "CIDR", url: "http://10.20.1.2:8080/l", patterns: []string{"10.20.0.0/16"}, want: true},
-		{name: "CIDR, address outside", url: "http://10.21.1.2/l", patterns: []string{"10.20.0.0/16"}, want: false},
-		{name: "CIDR does not match a name", url: "http://lists.example.com/l", patterns: []string{"10.20.0.0/16"}, want: false},
-		{name: "IPv6 CIDR with port", url: "https://[fd00::5]/l", patterns: []string{"[fd00::/8]:443"}, want: true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			u, err := url.Parse(tc.url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := hostAllowed(u, netfence.MustParseAllowlist(tc.patterns...)); got != tc.want {
-				t.Errorf("hostAllowed(%s, %v) = %t, want %t", tc.url, tc.patterns, got, tc.want)
-			}
-		})
-	}
-}
 
 func TestHeadersFrom(t *testing.T) {
 	const secretValue = "s3cr3t-VALUE-never-printed"

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/backends"
 	"github.com/listkeeper/listkeeper/internal/metrics"
 )
 
@@ -96,14 +97,11 @@ func notCached(err error) bool {
 // Secret and published it for the current generation. "" when unknown.
 func DocumentOf(l v1alpha1.List) string {
 	spec, st := l.ListSpec(), l.ListStatus()
-	if spec.URL != "" {
-		if u := parseListURL(spec.URL); u != nil {
-			return DocumentID(documentIdentity(spec, u))
+	if identity, known := backends.Identity(spec); known {
+		if identity == "" {
+			return ""
 		}
-		return ""
-	}
-	if doc := backendDocument(spec); doc != "" {
-		return doc
+		return DocumentID(identity)
 	}
 	if st.ObservedGeneration != l.GetGeneration() {
 		return ""
@@ -112,14 +110,14 @@ func DocumentOf(l v1alpha1.List) string {
 }
 
 // ClaimKey is what one list at a time holds the claim on: a document and
-// an items pointer (or role, see claimPointer). "" when the document is
-// not known yet.
+// what its kind says the claim is on beside it, an items pointer or a role
+// (backends.ClaimKey). "" when the document is not known yet.
 func ClaimKey(l v1alpha1.List) string {
 	doc := DocumentOf(l)
 	if doc == "" {
 		return ""
 	}
-	return doc + "\x00" + claimPointer(l.ListSpec())
+	return backends.ClaimKey(doc, l.ListSpec())
 }
 
 // ClaimID is the published identity of a list's claim (what an entry's

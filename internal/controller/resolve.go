@@ -6,7 +6,9 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"sort"
@@ -20,6 +22,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/backends"
+	"github.com/listkeeper/listkeeper/internal/backends/backend"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 	"github.com/listkeeper/listkeeper/internal/netfence"
 	"github.com/listkeeper/listkeeper/internal/stores"
@@ -131,82 +135,89 @@ func (r *resolver) stamp(ctx context.Context, l v1alpha1.List) (string, error) {
 }
 
 // build reads what l needs (its URL, Secret headers, store credentials,
-// CA bundle) and checks it: the host against allowedHosts, secrets against
-// plain http, the items pointer.
+// CA bundle) and checks it: the kind that keeps it (backends.For), the
+// endpoint against allowedHosts and secrets against plain http
+// (backends.Check), the items pointer.
 func (r *resolver) build(ctx context.Context, l v1alpha1.List) (*listConfig, error) {
 	spec := l.ListSpec()
-	if spec.WAFv2 != nil || spec.GCPIAM != nil {
-		return r.buildBackend(ctx, l)
-	}
 	ns := secretNamespace(l, r.clusterNamespace)
-	rawURL, err := r.listURL(ctx, spec, ns)
-	if err != nil {
-		return nil, err
-	}
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		what := "spec.url"
-		if spec.URLFrom != nil {
-			what = fmt.Sprintf("the URL in secret %q key %q", spec.URLFrom.SecretKeyRef.Name, spec.URLFrom.SecretKeyRef.Key)
+	list := backend.List{Spec: spec}
+	kind := backends.For(list)
+	if kind.BehindURL() {
+		// The URL may say more of the kind (an Azure SAS in its query).
+		rawURL, err := r.listURL(ctx, spec, ns)
+		if err != nil {
+			return nil, err
 		}
-		return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: what + " must be an absolute http or https URL"}
+		list.RawURL, list.URL = rawURL, backend.ParseURL(rawURL)
+		kind = backends.For(list)
 	}
-	if !hostAllowed(u, r.allowedHosts) {
-		return nil, &configError{reason: v1alpha1.ReasonHostNotAllowed,
-			msg: fmt.Sprintf("host %q is not in the operator's --allowed-hosts", u.Hostname())}
+	loc := kind.Locate(list)
+	if err := backends.Check(kind, list, loc, r.allowedHosts); err != nil {
+		return nil, storeError(l, err)
 	}
-	if err := checkTransport(spec, u); err != nil {
-		return nil, err
+	if kind.BehindURL() {
+		if _, err := etagclient.ParsePointer(spec.ItemsPointer); err != nil {
+			return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.itemsPointer: " + err.Error()}
+		}
 	}
-	if _, err := etagclient.ParsePointer(spec.ItemsPointer); err != nil {
-		return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.itemsPointer: " + err.Error()}
+	doc := DocumentID(loc.Document)
+	cfg := &listConfig{rawURL: loc.Client, shownURL: loc.Shown, document: doc, claim: backends.ClaimKey(doc, spec)}
+	if n, ok := kind.(etagclient.ItemNormalizer); ok {
+		cfg.spell = n.NormalizeItem
 	}
-	doc := DocumentID(documentIdentity(spec, u))
-	cfg := &listConfig{rawURL: rawURL, shownURL: redactedURL(rawURL, spec.URLFrom != nil), document: doc,
-		claim: doc + "\x00" + claimPointer(spec)}
 
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%t\x00%s\x00", rawURL, spec.ItemsPointer, spec.CreateIfMissing, spec.CABundle)
-	cfg.opts = []etagclient.Option{
-		etagclient.WithItemsPointer(spec.ItemsPointer),
-		etagclient.WithCreateIfMissing(spec.CreateIfMissing),
-		etagclient.WithShownURL(cfg.shownURL),
-	}
-	if name := spec.HeadersSecretName(); name != "" {
-		secret, err := r.secret(ctx, ns, name)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00", kind.Name(), loc.Client, loc.Endpoint, spec.CABundle)
+	cfg.opts = []etagclient.Option{etagclient.WithShownURL(cfg.shownURL)}
+	if kind.BehindURL() {
+		fmt.Fprintf(h, "%s\x00%t\x00", spec.ItemsPointer, spec.CreateIfMissing)
+		cfg.opts = append(cfg.opts, etagclient.WithItemsPointer(spec.ItemsPointer), etagclient.WithCreateIfMissing(spec.CreateIfMissing))
+		opts, err := r.headers(ctx, spec, ns, h)
 		if err != nil {
 			return nil, err
 		}
-		headers, err := headersFrom(secret)
-		if err != nil {
-			return nil, err
-		}
-		keys := make([]string, 0, len(headers))
-		for k := range headers {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			fmt.Fprintf(h, "%s\x00%s\x00", k, headers.Get(k))
-		}
-		cfg.opts = append(cfg.opts, etagclient.WithHeaders(headers))
+		cfg.opts = append(cfg.opts, opts...)
 	}
-	if spec.Auth == nil {
-		cfg.opts = append(cfg.opts, stores.ListOptions(u)...)
+	built, err := kind.Build(ctx, list, backend.Deps{Secret: r.secretData(ns), Policy: r.policy(l)})
+	if err != nil {
+		return nil, storeError(l, err)
 	}
-	if spec.Auth != nil {
-		storeOpts, fp, err := stores.Options(ctx, spec.Auth, rawURL, r.secretData(ns), r.policy(l))
-		if err != nil {
-			return nil, storeError(l, err)
-		}
-		fmt.Fprintf(h, "auth\x00%s\x00", fp)
-		cfg.opts = append(cfg.opts, storeOpts...)
+	if built.Fingerprint != "" {
+		fmt.Fprintf(h, "auth\x00%s\x00", built.Fingerprint)
 	}
+	cfg.opts = append(cfg.opts, built.Options...)
 	if cfg.opts, err = withCABundle(cfg.opts, spec); err != nil {
 		return nil, err
 	}
 	cfg.hash = hex.EncodeToString(h.Sum(nil))
 	return cfg, nil
+}
+
+// headers returns the option of the headers of spec.headersFrom's Secret
+// (in namespace), if the list names one, and writes them to h.
+func (r *resolver) headers(ctx context.Context, spec *v1alpha1.ExternalListSpec, namespace string, h io.Writer) ([]etagclient.Option, error) {
+	name := spec.HeadersSecretName()
+	if name == "" {
+		return nil, nil
+	}
+	secret, err := r.secret(ctx, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	headers, err := headersFrom(secret)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(headers))
+	for k := range headers {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(h, "%s\x00%s\x00", k, headers.Get(k))
+	}
+	return []etagclient.Option{etagclient.WithHeaders(headers)}, nil
 }
 
 // withCABundle adds to opts the TLS settings of spec.caBundle, when the
@@ -261,34 +272,18 @@ func (r *resolver) listURL(ctx context.Context, spec *v1alpha1.ExternalListSpec,
 	return strings.TrimSpace(string(v)), nil
 }
 
-// checkTransport refuses a list that would send secrets over plain http:
-// Secret-sourced headers (headersFrom), store credentials (auth, including
-// workload identity and default credentials, whose tokens are as secret)
-// or a URL from a Secret (urlFrom, which usually carries a token) need
-// https unless spec.allowInsecureHTTP is true. The CRD refuses the cases it
-// can see (spec.url with headersFrom or auth); this also covers a urlFrom
-// that resolves to http, and objects stored before that rule. It runs
-// before any request, so nothing is sent; u is never printed.
+// checkTransport refuses a list behind u that would send secrets over
+// plain http (backends.CheckTransport), as the condition it shows.
 func checkTransport(spec *v1alpha1.ExternalListSpec, u *url.URL) error {
-	if !strings.EqualFold(u.Scheme, "http") || spec.AllowInsecureHTTP {
-		return nil
+	kind := backends.For(backend.List{Spec: spec, RawURL: u.String(), URL: u})
+	if err := backends.CheckTransport(kind, spec, u); err != nil {
+		var refusal *backend.Refusal
+		if errors.As(err, &refusal) {
+			return &configError{reason: refusal.Reason, msg: refusal.Msg}
+		}
+		return err
 	}
-	var what []string
-	if spec.HeadersFrom != nil {
-		what = append(what, "headers from a Secret (spec.headersFrom)")
-	}
-	if spec.Auth != nil {
-		what = append(what, "store credentials (spec.auth)")
-	}
-	if spec.URLFrom != nil {
-		what = append(what, "a URL from a Secret (spec.urlFrom)")
-	}
-	if len(what) == 0 {
-		return nil
-	}
-	return &configError{reason: v1alpha1.ReasonInsecureTransport, msg: fmt.Sprintf(
-		"the list would send %s over plain http: use an https URL, or set spec.allowInsecureHTTP to true for a test or loopback server",
-		strings.Join(what, " and "))}
+	return nil
 }
 
 // secretData reads Secrets of namespace from the API server (the cache
@@ -364,25 +359,6 @@ func validHeaderName(k string) bool {
 	return true
 }
 
-// hostAllowed reports whether u's host and port match an entry of allow
-// (by name pattern, or an IP literal inside a range); an empty allow
-// allows every host.
-func hostAllowed(u *url.URL, allow *netfence.Allowlist) bool {
-	return allow.AllowsURL(u)
-}
-
-// redactedURL is what status.redactedURL, messages, logs and the audit log
-// show of a list's URL: spec.url's scheme, host and path
-// (etagclient.RedactURL: no user info, no query); for a URL from a Secret
-// (fromSecret), whose path may carry a token too, its scheme and host only.
-// An unparsable URL gives "".
-func redactedURL(raw string, fromSecret bool) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return ""
-	}
-	if fromSecret {
-		return etagclient.OriginOf(u)
-	}
-	return etagclient.RedactURL(u)
-}
+// redactedURL is what status.redactedURL shows of a list's URL
+// (backend.ShownURL).
+func redactedURL(raw string, fromSecret bool) string { return backend.ShownURL(raw, fromSecret) }

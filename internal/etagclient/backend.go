@@ -16,7 +16,7 @@ import (
 // stores are variants of it (see Dialect). A list kept elsewhere, behind a
 // provider's API whose version travels in the body (an IP set's lock token,
 // a policy's etag), brings its own backend with WithBackend
-// (internal/stores builds them).
+// (the kinds of internal/backends build them).
 //
 // Errors must wrap exactly one of the error classes (ErrNotFound,
 // ErrUnauthorized, ErrRejected, ErrUnreachable, ErrUnsafeServer,

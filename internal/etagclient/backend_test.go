@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 )
@@ -184,5 +185,51 @@ func TestBackendSpellingBeforeSettling(t *testing.T) {
 	defer m.mu.Unlock()
 	if got := strings.Join(m.items, ","); got != "foreign" {
 		t.Errorf("items = %s, want foreign (x removed, y dropped by RetainOnly)", got)
+	}
+}
+
+// requestCounter counts the HTTP attempts an observer is told of.
+type requestCounter struct {
+	etagclient.NopObserver
+	mu sync.Mutex
+	n  int
+}
+
+func (r *requestCounter) Request(string, int, time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.n++
+}
+
+func (r *requestCounter) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n
+}
+
+// TestReconfigureKeepsTheObserver: the observer stays the one given to New
+// however the Client is reconfigured, so the requests of the new
+// configuration, sent by the HTTP client the engine lends its backend, are
+// still counted where the Client's were (per list, in the operator).
+func TestReconfigureKeepsTheObserver(t *testing.T) {
+	env := startFake(t)
+	env.set(t, `["a"]`)
+	obs := &requestCounter{}
+	c := newClient(t, env.url, etagclient.WithObserver(obs))
+	if _, err := c.Read(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if obs.count() == 0 {
+		t.Fatal("the observer saw no request")
+	}
+	if err := c.Reconfigure(env.url, testOptions(newFakeClock())...); err != nil {
+		t.Fatal(err)
+	}
+	before := obs.count()
+	if _, err := c.Update(context.Background(), etagclient.Change{Add: []string{"b"}}); err != nil {
+		t.Fatal(err)
+	}
+	if obs.count() == before {
+		t.Errorf("after Reconfigure the observer saw none of the requests")
 	}
 }

@@ -16,10 +16,18 @@ import (
 // Create one Client per list per process and share it. A Client is safe for
 // concurrent use.
 //
-// The work is split by concern: queue.go takes changes in and paces cycles,
-// cycle.go runs one read-modify-write, conflict.go decides what happens after
-// a write is lost (412), settle.go decides which changes are done after a
-// read, wire.go speaks GET and PUT, and cache.go holds what was last read.
+// The work is split by concern. The engine: queue.go takes changes in and
+// paces cycles, cycle.go runs one read-modify-write, conflict.go decides
+// what happens after a write is lost (412), settle.go decides which changes
+// are done after a read, fence.go refuses writes whose writer's right
+// ended, cache.go and held.go hold what was last read and what it costs,
+// budget.go bounds the memory of every Client of a process, and
+// observer.go reports to metrics. The document model: document.go, scan.go
+// and edit.go read and edit a JSON document in place, pointer.go finds its
+// items, change.go says what a change does to them. The seam to where the
+// list lives is backend.go; the HTTP backend, the default, is wire.go (GET
+// and PUT), etag.go and dialect.go (what its answers mean), and
+// transport.go and signer.go build the HTTP client lent to every backend.
 type Client struct {
 	// The document's location and how to reach it: owned by the cycle
 	// goroutine, and replaced between cycles by Reconfigure (see apply).
@@ -90,7 +98,7 @@ type Snapshot struct {
 
 // New returns a Client for the JSON document at rawURL.
 func New(rawURL string, opts ...Option) (*Client, error) {
-	loc, p, err := newLocation(rawURL, opts)
+	loc, p, err := newLocation(rawURL, opts, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -109,10 +117,16 @@ func New(rawURL string, opts ...Option) (*Client, error) {
 }
 
 // newLocation checks rawURL and opts and builds the backend they describe.
-func newLocation(rawURL string, opts []Option) (*location, Pointer, error) {
+// A location for an existing Client (c not nil: Reconfigure) keeps c's
+// observer and clock, which are fixed for its life: the backend and the
+// HTTP client lent to it report to them and wait on them.
+func newLocation(rawURL string, opts []Option, c *Client) (*location, Pointer, error) {
 	cfg := defaultConfig()
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if c != nil {
+		cfg.observer, cfg.clock = c.obs, c.clock
 	}
 	u, err := url.Parse(rawURL)
 	switch {
@@ -187,12 +201,8 @@ func (c *Client) itemRules() (ItemNormalizer, ItemChecker) {
 // caller holding mu while none runs, may call it.
 func (c *Client) use(loc *location) {
 	old := c.backend
+	// loc was built with the Client's observer and clock (newLocation).
 	c.safeURL, c.cfg, c.backend = loc.safeURL, loc.cfg, loc.backend
-	// The Client's observer and clock stay those it was made with.
-	c.cfg.observer, c.cfg.clock = c.obs, c.clock
-	if hb, ok := c.backend.(*httpBackend); ok {
-		hb.cfg = &c.cfg
-	}
 	c.shown.Store(&loc.safeURL)
 	if old != nil && old != loc.backend {
 		old.Close()
@@ -207,7 +217,7 @@ func (c *Client) use(loc *location) {
 // the document before it writes. Changes keep their order: they stay in
 // this Client's queue.
 func (c *Client) Reconfigure(rawURL string, opts ...Option) error {
-	loc, p, err := newLocation(rawURL, opts)
+	loc, p, err := newLocation(rawURL, opts, c)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 // What happens when a write is lost.
 //
 // A PUT is lost when the server answers 412 Precondition Failed (or a
-// status it declares a conflict, see WithConflictStatuses): another writer
+// status its dialect declares a conflict, see Dialect.ConflictStatuses): another writer
 // changed the document since our read, and nothing of ours was written. It
 // is also lost, differently, when no answer comes (or a gateway gives up):
 // the write may or may not have landed.
@@ -31,10 +31,6 @@ import (
 //     server just said our tag is not current), finishes the
 //     changes that now hold (see settle.go), and applies the rest to what
 //     it read. A change computed from an old read is never replayed.
-
-// weakETagPoll is how often a read that got a weak ETag is repeated while
-// the weak-ETag wait lasts.
-const weakETagPoll = 100 * time.Millisecond
 
 // afterLoss records a lost write on the batch: it fails the changes whose
 // budget is spent and returns the others.

@@ -52,14 +52,6 @@ type Dialect struct {
 // plain contract.
 func WithDialect(d Dialect) Option { return func(o *config) { o.dialect = d } }
 
-// WithConflictStatuses declares statuses that, besides 412 and the
-// dialect's ConflictStatuses, mean that a conditional write lost to another
-// writer, and so are retried like a 412. Default: none; any other status
-// ends the change with an error of its class.
-func WithConflictStatuses(codes ...int) Option {
-	return func(o *config) { o.conflictStatuses = append([]int(nil), codes...) }
-}
-
 // byVersionHeader reports whether writes are conditional on the dialect's
 // version header instead of the ETag.
 func (d Dialect) byVersionHeader() bool { return d.VersionHeader != "" }
@@ -88,5 +80,5 @@ func (d Dialect) containerMissing(code string) bool {
 
 // isConflict reports whether the server declared code a lost race.
 func (b *httpBackend) isConflict(code int) bool {
-	return slices.Contains(b.cfg.conflictStatuses, code) || slices.Contains(b.cfg.dialect.ConflictStatuses, code)
+	return slices.Contains(b.cfg.dialect.ConflictStatuses, code)
 }

@@ -115,7 +115,6 @@ type config struct {
 	itemsPointer     string
 	createIfMissing  bool
 	conflict         ConflictPolicy
-	conflictStatuses []int
 	dialect          Dialect
 	signer           Signer
 	backend          BackendFactory
@@ -208,11 +207,6 @@ func WithConflictPolicy(p ConflictPolicy) Option { return func(o *config) { o.co
 // SharedKey, or a bearer token that is renewed before it expires). Default:
 // none; WithHeaders' static headers are sent as they are.
 func WithSigner(s Signer) Option { return func(o *config) { o.signer = s } }
-
-// WithWeakETagWait sets how long a read that got a weak ETag is repeated
-// before the client gives up with ErrWeakETag; 0 gives up at once. Default:
-// DefaultWeakETagWait.
-func WithWeakETagWait(d time.Duration) Option { return func(o *config) { o.weakETagWait = d } }
 
 // WithTransportRetries sets how often one request is retried after a
 // connection error, 5xx or 429, and the wait bounds between tries. Default:

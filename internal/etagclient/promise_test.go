@@ -767,7 +767,7 @@ func TestContentCodingETagsDoNotLivelock(t *testing.T) {
 // a lost race ends the cycle at once with the class that status means.
 // A 404 is not a conflict to retry until the policy's limit; 401, 403 and
 // the refusals are not ErrUnreachable; 409 is a conflict only where the
-// server is known to mean it so (S3, Azure: WithConflictStatuses(409)).
+// server is known to mean it so (S3, Azure: a Dialect whose ConflictStatuses hold 409).
 func TestPutStatusesAreClassified(t *testing.T) {
 	const maxAttempts = 5
 	tests := []struct {
@@ -789,7 +789,7 @@ func TestPutStatusesAreClassified(t *testing.T) {
 		{code: http.StatusServiceUnavailable, want: etagclient.ErrUnreachable},
 		{
 			code:     http.StatusConflict,
-			opts:     []etagclient.Option{etagclient.WithConflictStatuses(http.StatusConflict)},
+			opts:     []etagclient.Option{etagclient.WithDialect(etagclient.Dialect{ConflictStatuses: []int{http.StatusConflict}})},
 			want:     etagclient.ErrConflictRetriesExhausted,
 			conflict: true,
 		},
@@ -797,7 +797,7 @@ func TestPutStatusesAreClassified(t *testing.T) {
 	for _, tt := range tests {
 		name := fmt.Sprintf("%d", tt.code)
 		if tt.conflict {
-			name += " with WithConflictStatuses(409)"
+			name += " with a dialect whose conflict is 409"
 		}
 		t.Run(name, func(t *testing.T) {
 			const initial = `["a"]`

@@ -62,6 +62,10 @@ func (b *httpBackend) Close() {
 	}
 }
 
+// weakETagPoll is how often a read that got a weak ETag is repeated while
+// the weak-ETag wait lasts.
+const weakETagPoll = 100 * time.Millisecond
+
 // Read implements Backend. A weak ETag is waited out for up to the
 // weak-ETag wait: Apache serves one for a second after each write, because
 // the file's modification time cannot yet tell two versions apart. The wait

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"sync"
 	"time"
 
@@ -162,26 +161,5 @@ func (e *entraBearer) Sign(req *http.Request, _ []byte) error {
 		return fmt.Errorf("entra token: %w", signError(req.Context(), err))
 	}
 	req.Header.Set("Authorization", "Bearer "+tok.Token)
-	return nil
-}
-
-// ListOptions are the client options of a list without spec.auth, from
-// its URL alone: a list behind an Azure SAS URL (spec.urlFrom: its query
-// has sv and sig) needs the Blob headers on every request and speaks
-// Azure's dialect; a URL of a known object store's endpoint speaks that
-// store's dialect (a presigned S3 URL, a signed GCS URL), so its error
-// codes are understood. Any other URL gets the plain contract.
-func ListOptions(u *url.URL) []etagclient.Option {
-	host := normalHost(u.Hostname())
-	switch q := u.Query(); {
-	case q.Get("sv") != "" && q.Get("sig") != "":
-		return []etagclient.Option{etagclient.WithSigner(blobHeaders{}), etagclient.WithDialect(AzureBlob)}
-	case blobEndpoint(host):
-		return []etagclient.Option{etagclient.WithDialect(AzureBlob)}
-	case anyS3Endpoint(host):
-		return []etagclient.Option{etagclient.WithDialect(S3)}
-	case gcsEndpoint(host):
-		return []etagclient.Option{etagclient.WithDialect(GCS)}
-	}
 	return nil
 }
