@@ -61,6 +61,9 @@ limitations under the License.
 //     seam-level subtests skip, saying so, and the behaviours are checked
 //     through the Client only.
 //   - Faults a fake cannot inject skip, naming the fake and the fault.
+//   - A kind's known defect (Harness.Known) skips its subtest, saying the
+//     defect; the harness proves the entry with a test that runs the
+//     subtest without it and requires it to fail.
 //   - The suite checks outcomes and stored state, not the wire: what a kind
 //     sends is its own package's test to pin.
 package conformance

@@ -68,6 +68,13 @@ type Harness struct {
 	// with etagclient.ErrUnsafeServer, and no write may follow. The suite
 	// adds an HTML page and a garbage body for every kind.
 	Unsafe map[string]func(resp *http.Response)
+
+	// Known are the kind's known defects: each subtest named (its path
+	// below the kind's test, such as "ambiguous-write/drop-after/seam")
+	// skips, saying the defect. An entry is kept only while the defect
+	// is: a harness proves it with a test that runs the subtest without
+	// it and requires it to fail.
+	Known map[string]string
 }
 
 // Target is the list a Harness's fake serves, and how to reach it.
