@@ -235,6 +235,12 @@ func WithBatchInterval(d time.Duration) Option { return func(o *config) { o.batc
 // Secret may carry a token in its path too: show OriginOf it.
 func WithShownURL(s string) Option { return func(o *config) { o.shownURL = s } }
 
+// WithWeakETagWait sets how long a read that got a weak ETag is repeated
+// before the client gives up with ErrWeakETag; 0 gives up at once. Default:
+// DefaultWeakETagWait. The operator keeps the default; test harnesses that
+// drive a server with weak ETags shorten it.
+func WithWeakETagWait(d time.Duration) Option { return func(o *config) { o.weakETagWait = d } }
+
 // WithClock sets the clock of the conflict backoff. Default: the real clock.
 func WithClock(c Clock) Option { return func(o *config) { o.clock = c } }
 
