@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package sizing measures the manager's memory per list, for the "Sizing"
-// section of docs/operations.md and the chart's default requests and limits.
+// section of docs/operations/sizing.md and the chart's default requests and limits.
 //
 // BenchmarkListAtCap measures the largest list the caps allow (the
 // manager's --max-body-bytes and --max-items): the heap one client keeps

@@ -32,7 +32,7 @@ limitations under the License.
 //   - why ENTRY|LIST: the conditions of an entry and of its list, in
 //     words, with the next step for each reason (reasons.go).
 //
-// Run it with -h for the flags. docs/operations.md, "kubectl plugin",
+// Run it with -h for the flags. docs/operations/troubleshooting.md, "kubectl plugin",
 // shows it at work.
 package main
 

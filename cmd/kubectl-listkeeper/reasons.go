@@ -20,7 +20,7 @@ import "github.com/listkeeper/listkeeper/api/v1alpha1"
 
 // explanation says what a condition reason means and what to do about it,
 // in the words of the "Troubleshooting by condition reason" table of
-// docs/operations.md (reasons_test.go keeps the two the same). This table
+// docs/operations/troubleshooting.md (reasons_test.go keeps the two the same). This table
 // is the one place the plugin keeps them.
 type explanation struct {
 	// Meaning is what the reason says happened, a phrase that can follow
@@ -67,11 +67,11 @@ var explanations = map[string]explanation{
 	},
 	v1alpha1.ReasonInvalidDocument: {
 		Meaning: "not JSON (e.g. an HTML error page), the pointer does not lead to an array of strings, an object on the pointer's path has the key twice, the body exceeds --max-body-bytes, or the array holds more than --max-items items",
-		Action:  "fix itemsPointer or the server, or raise the cap (docs/operations.md, \"Sizing\"); nothing was written",
+		Action:  "fix itemsPointer or the server, or raise the cap (docs/operations/sizing.md); nothing was written",
 	},
 	v1alpha1.ReasonMemoryBudgetExceeded: {
 		Meaning: "the list's read did not fit in the replica's memory budget, which all its lists share: the document needs more than the whole budget, or other lists' reads held it for longer than the read could wait",
-		Action:  "wait: the list is retried with backoff; if it needs more than the whole budget, raise --memory-budget-bytes or the memory limit it derives from (docs/operations.md, \"Sizing\")",
+		Action:  "wait: the list is retried with backoff; if it needs more than the whole budget, raise --memory-budget-bytes or the memory limit it derives from (docs/operations/sizing.md)",
 	},
 	v1alpha1.ReasonUnsafeServer: {
 		Meaning: "no ETag, a weak ETag, or 428 to a conditional PUT",

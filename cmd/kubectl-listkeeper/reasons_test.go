@@ -95,14 +95,14 @@ func TestEveryReasonExplained(t *testing.T) {
 }
 
 // TestExplanationsMatchReadme keeps reasons.go in the words of the
-// "Troubleshooting by condition reason" table of docs/operations.md: every
+// "Troubleshooting by condition reason" table of docs/operations/troubleshooting.md: every
 // reason the table has must mean and advise the same (code spans aside).
 func TestExplanationsMatchReadme(t *testing.T) {
 	root, err := testenv.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(root, "docs", "operations.md"))
+	f, err := os.Open(filepath.Join(root, "docs", "operations", "troubleshooting.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,28 +122,28 @@ func TestExplanationsMatchReadme(t *testing.T) {
 		// | `Reason` | on | kstatus | what it means | what to do |
 		cells := strings.Split(strings.Trim(line, "|"), "|")
 		if len(cells) != 5 {
-			t.Fatalf("docs/operations.md troubleshooting row %q: want 5 cells, got %d", line, len(cells))
+			t.Fatalf("docs/operations/troubleshooting.md troubleshooting row %q: want 5 cells, got %d", line, len(cells))
 		}
 		plain := func(s string) string { return strings.TrimSpace(strings.ReplaceAll(s, "`", "")) }
 		reason := plain(cells[0])
 		rows++
 		x, ok := explanations[reason]
 		if !ok {
-			t.Errorf("docs/operations.md explains %s; reasons.go does not", reason)
+			t.Errorf("docs/operations/troubleshooting.md explains %s; reasons.go does not", reason)
 			continue
 		}
 		if want := plain(cells[3]); x.Meaning != want {
-			t.Errorf("%s: reasons.go's meaning\n  %q\ndiffers from docs/operations.md's\n  %q", reason, x.Meaning, want)
+			t.Errorf("%s: reasons.go's meaning\n  %q\ndiffers from docs/operations/troubleshooting.md's\n  %q", reason, x.Meaning, want)
 		}
 		if want := plain(cells[4]); x.Action != want {
-			t.Errorf("%s: reasons.go's action\n  %q\ndiffers from docs/operations.md's\n  %q", reason, x.Action, want)
+			t.Errorf("%s: reasons.go's action\n  %q\ndiffers from docs/operations/troubleshooting.md's\n  %q", reason, x.Action, want)
 		}
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
 	if rows < 10 {
-		t.Fatalf("found %d rows in docs/operations.md's troubleshooting table", rows)
+		t.Fatalf("found %d rows in docs/operations/troubleshooting.md's troubleshooting table", rows)
 	}
 }
 

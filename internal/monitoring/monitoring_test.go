@@ -29,9 +29,12 @@ import (
 	"github.com/listkeeper/listkeeper/internal/testenv"
 )
 
-// operationsDoc is the file, relative to the repository's root, that holds
-// the alerts' runbooks and the dashboard's panels.
-const operationsDoc = "docs/operations.md"
+// alertsDoc and monitoringDoc are the files, relative to the repository's
+// root, that hold the alerts' runbooks and the dashboard's panels.
+const (
+	alertsDoc     = "docs/operations/alerts.md"
+	monitoringDoc = "docs/operations/monitoring.md"
+)
 
 func repoRoot(t *testing.T) string {
 	t.Helper()
@@ -64,12 +67,12 @@ func TestGeneratedFilesUpToDate(t *testing.T) {
 
 // TestRulesAreComplete: every alert waits (for:), has a severity, a
 // summary and description, and a runbook anchor that exists in
-// docs/operations.md, the file RunbookBase names.
+// docs/operations/alerts.md, the file RunbookBase names.
 func TestRulesAreComplete(t *testing.T) {
-	if !strings.HasSuffix(RunbookBase, "/"+operationsDoc) {
-		t.Fatalf("RunbookBase %q does not name %s", RunbookBase, operationsDoc)
+	if !strings.HasSuffix(RunbookBase, "/"+alertsDoc) {
+		t.Fatalf("RunbookBase %q does not name %s", RunbookBase, alertsDoc)
 	}
-	doc, err := os.ReadFile(filepath.Join(repoRoot(t), operationsDoc))
+	doc, err := os.ReadFile(filepath.Join(repoRoot(t), alertsDoc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +100,7 @@ func TestRulesAreComplete(t *testing.T) {
 			url := r.Annotations["runbook_url"]
 			anchor, ok := strings.CutPrefix(url, RunbookBase+"#")
 			if !ok || !anchors[anchor] {
-				t.Errorf("%s: runbook %q has no heading in %s", r.Alert, url, operationsDoc)
+				t.Errorf("%s: runbook %q has no heading in %s", r.Alert, url, alertsDoc)
 			}
 		}
 	}
@@ -146,7 +149,7 @@ func TestRuleOptions(t *testing.T) {
 		})
 	}
 	if DefaultListStaleAfter != 30*time.Minute {
-		t.Errorf("DefaultListStaleAfter = %s; the runbook in docs/operations.md says 30m", DefaultListStaleAfter)
+		t.Errorf("DefaultListStaleAfter = %s; the runbook in docs/operations/alerts.md says 30m", DefaultListStaleAfter)
 	}
 
 	files, err := Files(Options{})
@@ -162,7 +165,7 @@ func TestRuleOptions(t *testing.T) {
 
 // TestDashboard: the dashboard is valid JSON whose panels are the Go
 // definitions, each with the question it answers, without overlaps, and
-// docs/operations.md documents every panel.
+// docs/operations/monitoring.md documents every panel.
 func TestDashboard(t *testing.T) {
 	raw, err := Dashboard()
 	if err != nil {
@@ -199,7 +202,7 @@ func TestDashboard(t *testing.T) {
 			}
 		}
 	}
-	doc, err := os.ReadFile(filepath.Join(repoRoot(t), operationsDoc))
+	doc, err := os.ReadFile(filepath.Join(repoRoot(t), monitoringDoc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +227,7 @@ func TestDashboard(t *testing.T) {
 			t.Errorf("panel %q ends at column %d, past 24", p.Title, x)
 		}
 		if !bytes.Contains(doc, []byte("| "+p.Title+" |")) {
-			t.Errorf("%s has no row for panel %q", operationsDoc, p.Title)
+			t.Errorf("%s has no row for panel %q", monitoringDoc, p.Title)
 		}
 	}
 }

@@ -25,9 +25,9 @@ import (
 	"github.com/listkeeper/listkeeper/internal/metrics"
 )
 
-// RunbookBase is where the alerts' runbook anchors point: the "Alerts"
-// section of docs/operations.md on GitHub.
-const RunbookBase = "https://github.com/listkeeper/listkeeper/blob/main/docs/operations.md"
+// RunbookBase is where the alerts' runbook anchors point: the page
+// docs/operations/alerts.md on GitHub.
+const RunbookBase = "https://github.com/listkeeper/listkeeper/blob/main/docs/operations/alerts.md"
 
 // Rule is one alerting rule, in Prometheus's rule-file form.
 type Rule struct {
@@ -118,8 +118,8 @@ func shortDuration(d time.Duration) string {
 	}
 }
 
-// runbook returns the docs/operations.md anchor of an alert: its heading
-// under "## Alerts" is the alert's name, and GitHub anchors are lower case.
+// runbook returns the docs/operations/alerts.md anchor of an alert: its
+// heading there is the alert's name, and GitHub anchors are lower case.
 func runbook(alert string) string { return RunbookBase + "#" + Anchor(alert) }
 
 // Anchor is the GitHub anchor of a Markdown heading that is one word.

@@ -30,25 +30,15 @@ type command struct {
 func (c command) at() string { return fmt.Sprintf("%s line %d", c.file, c.line) }
 
 // documents are the files whose commands the tests check, relative to the
-// repository's root: the README and every page of docs/.
+// repository's root: the README and every page under docs/, at any depth.
 func documents(t *testing.T) []string {
 	t.Helper()
-	docs, err := filepath.Glob("../../docs/*.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(docs) == 0 {
-		t.Fatal("no docs/*.md found")
-	}
-	files := []string{"README.md"}
-	for _, d := range docs {
-		files = append(files, filepath.ToSlash(filepath.Join("docs", filepath.Base(d))))
-	}
-	return files
+	_, pages := repo(t)
+	return pages
 }
 
 // readmeCommands returns the commands of every ```sh block of the README
-// and of docs/*.md, file by file, in order.
+// and of every page under docs/, file by file, in order.
 func readmeCommands(t *testing.T) []command {
 	t.Helper()
 	var cmds []command
@@ -106,9 +96,8 @@ func fileCommands(t *testing.T, file string) []command {
 	return cmds
 }
 
-// TestReadmeCommands runs every curl command of the README and of docs/*.md
-// against the fake
-// list server, renders every kustomize directory it applies, and dry-runs
+// TestReadmeCommands runs every curl command of the README and of the
+// pages under docs/ against the fake list server, renders every kustomize directory it applies, and dry-runs
 // every make target it names (CI runs make test itself; the demo runs the
 // rest end to end). Helm commands are checked against the chart's values
 // (test/chart renders the chart), images loaded into kind against the
