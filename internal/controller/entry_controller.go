@@ -283,7 +283,7 @@ func (r *EntryReconciler) noClusterLists(ctx context.Context, s *entryScope) (ct
 // it waits; the list's reconcile, once it has read the Secret, publishes
 // the document, which queues the entry.
 func (r *EntryReconciler) documentUnknown(s *entryScope) {
-	if ready := readyOf(s.list); ready != nil && ready.Status == metav1.ConditionFalse && ready.ObservedGeneration == s.list.GetGeneration() {
+	if ready := meta.FindStatusCondition(s.list.ListStatus().Conditions, v1alpha1.ConditionReady); ready != nil && ready.Status == metav1.ConditionFalse && ready.ObservedGeneration == s.list.GetGeneration() {
 		r.refuse(s, ready.Reason, fmt.Sprintf("%s cannot be written: %s", s.ref, ready.Message))
 		return
 	}
@@ -307,9 +307,7 @@ func (r *EntryReconciler) listMissing(ctx context.Context, s *entryScope) (ctrl.
 		if !controllerutil.ContainsFinalizer(s.entry, v1alpha1.FinalizerName) {
 			return ctrl.Result{}, nil
 		}
-		r.Recorder.Eventf(s.entry, nil, corev1.EventTypeWarning, v1alpha1.ReasonRemoveSkipped, "Remove",
-			"%s does not exist, so ID %q could not be removed from it", s.ref, s.entry.Spec.ID)
-		return requeueOnConflict(r.releaseFinalizer(ctx, s.entry))
+		return r.leaveAsIs(ctx, s.entry, fmt.Sprintf("%s does not exist, so ID %q could not be removed from it", s.ref, s.entry.Spec.ID))
 	}
 	// Not Stalled: an entry applied together with its list is often seen
 	// first, and the list's watch queues it when the list appears.
@@ -336,7 +334,7 @@ func (r *EntryReconciler) admitted(ctx context.Context, s *entryScope) (reason, 
 			// The list cannot read its document: that is all its
 			// entries learn, not that another list holds it.
 			reason := v1alpha1.ReasonListUnreachable
-			if ready := readyOf(s.list); ready != nil && ready.Status == metav1.ConditionFalse && ready.Reason != v1alpha1.ReasonDocumentInUse {
+			if ready := meta.FindStatusCondition(s.list.ListStatus().Conditions, v1alpha1.ConditionReady); ready != nil && ready.Status == metav1.ConditionFalse && ready.Reason != v1alpha1.ReasonDocumentInUse {
 				reason = ready.Reason
 			}
 			return reason, fmt.Sprintf("%s has not read its document with its own credentials: see its Ready condition", s.ref), false, nil
@@ -494,9 +492,7 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, s *entryScope, ad
 	claim := placementOf(entry)
 	if claim == "" {
 		if !admitted {
-			r.Recorder.Eventf(entry, nil, corev1.EventTypeWarning, v1alpha1.ReasonRemoveSkipped, "Remove",
-				"%s; ID %q was never added, and is left as it is", why, entry.Spec.ID)
-			return requeueOnConflict(r.releaseFinalizer(ctx, entry))
+			return r.leaveAsIs(ctx, entry, fmt.Sprintf("%s; ID %q was never added, and is left as it is", why, entry.Spec.ID))
 		}
 		claim = ClaimID(s.list)
 	}
@@ -511,6 +507,13 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, s *entryScope, ad
 	if err != nil {
 		return requeueOnConflict(errors.Join(r.fail(s, "Remove", err), r.patchStatus(ctx, s)))
 	}
+	return requeueOnConflict(r.releaseFinalizer(ctx, entry))
+}
+
+// leaveAsIs lets a deleted entry go without a removal: a RemoveSkipped
+// event says why nothing was written, and the finalizer is released.
+func (r *EntryReconciler) leaveAsIs(ctx context.Context, entry *v1alpha1.ListEntry, why string) (ctrl.Result, error) {
+	r.Recorder.Eventf(entry, nil, corev1.EventTypeWarning, v1alpha1.ReasonRemoveSkipped, "Remove", "%s", why)
 	return requeueOnConflict(r.releaseFinalizer(ctx, entry))
 }
 

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -264,7 +265,7 @@ func (r *ListReconciler) notHolder(ctx context.Context, s *listScope, holder v1a
 	if n, err := r.countLive(ctx, s); err == nil {
 		st.EntryCount = int32(n)
 	}
-	if prev := readyOf(s.before); prev == nil || prev.Reason != v1alpha1.ReasonDocumentInUse {
+	if prev := meta.FindStatusCondition(s.before.ListStatus().Conditions, v1alpha1.ConditionReady); prev == nil || prev.Reason != v1alpha1.ReasonDocumentInUse {
 		r.Recorder.Eventf(s.list, nil, corev1.EventTypeWarning, v1alpha1.ReasonDocumentInUse, "Check", "%s", msg)
 	}
 	s.conditions().failed(v1alpha1.ReasonDocumentInUse, msg)
@@ -644,14 +645,4 @@ func (r *ListReconciler) queueGained(gained []int) {
 		}
 		return b, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(l)}
 	})
-}
-
-// readyOf returns l's Ready condition, or nil.
-func readyOf(l v1alpha1.List) *metav1.Condition {
-	for i := range l.ListStatus().Conditions {
-		if c := &l.ListStatus().Conditions[i]; c.Type == v1alpha1.ConditionReady {
-			return c
-		}
-	}
-	return nil
 }
