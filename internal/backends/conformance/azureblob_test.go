@@ -105,7 +105,7 @@ func startAzureBlob(t *testing.T, probe *conformance.Probe) *conformance.Target 
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer resp.Body.Close()
+				defer func() { _ = resp.Body.Close() }()
 				raw, err := io.ReadAll(resp.Body)
 				if err != nil {
 					t.Fatal(err)

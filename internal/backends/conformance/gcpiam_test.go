@@ -53,7 +53,7 @@ const iamRole = "roles/viewer"
 func gcpIAMHarness(resource, missing string, notFound error) conformance.Harness {
 	h := conformance.Harness{
 		Kind: "gcpiam", IDs: memberIDs, IsWrite: isSetIAMPolicy, NotFoundClass: notFound,
-		Unsafe: map[string]func(*http.Response){"no-etag": deleteJSONField("etag")},
+		Unsafe: map[string]func(*http.Response){"no-etag": deleteJSONField("etag")}, //nolint:bodyclose // rewrites an answer the probe closes
 	}
 	h.Start = func(t *testing.T, _ *conformance.Probe) *conformance.Target { return startGCPIAM(t, resource, missing) }
 	return h

@@ -17,6 +17,7 @@ limitations under the License.
 package conformance_test
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -31,7 +32,7 @@ func TestMain(m *testing.M) {
 	stopAzurite()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
-			os.Stderr.WriteString("goleak: " + err.Error() + "\n")
+			fmt.Fprintln(os.Stderr, "goleak:", err)
 			code = 1
 		}
 	}

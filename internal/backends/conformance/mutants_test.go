@@ -55,7 +55,7 @@ func (m *mutant) Read(ctx context.Context, have etagclient.Version) (etagclient.
 		return etagclient.ReadAnswer{Doc: empty, Version: etagclient.Version{Tag: "guessed"}}, nil
 	}
 	if err != nil && m.defect == "one-class" {
-		return ans, fmt.Errorf("%w: %v", etagclient.ErrUnreachable, err)
+		return ans, fmt.Errorf("%w: %v", etagclient.ErrUnreachable, err) //nolint:errorlint // the mutant hides the backend's class on purpose
 	}
 	return ans, err
 }
@@ -79,7 +79,7 @@ func (m *mutant) Write(ctx context.Context, next *etagclient.Document, create bo
 	w, err := m.Backend.Write(ctx, next, create, base)
 	switch {
 	case err != nil && m.defect == "one-class":
-		return w, fmt.Errorf("%w: %v", etagclient.ErrUnreachable, err)
+		return w, fmt.Errorf("%w: %v", etagclient.ErrUnreachable, err) //nolint:errorlint // as above
 	case m.defect == "lost-as-committed" && w.Outcome == etagclient.WriteLost:
 		w.Outcome = etagclient.WriteCommitted
 	case m.defect == "unknown-as-lost" && w.Outcome == etagclient.WriteUnknown:

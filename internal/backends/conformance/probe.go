@@ -232,10 +232,9 @@ func (h *Hold) wait(r *http.Request) {
 	}
 }
 
-// HoldBefore holds the first request pick chooses before it goes out, and
-// HoldAfter the first answer to one before the backend sees it, so that
-// the test goroutine can act in between (play another writer, look at the
-// fake). The hold is released when t ends, at the latest.
+// HoldBefore holds the first request pick chooses before it goes out, so
+// that the test goroutine can act in between (play another writer, look at
+// the fake). The hold is released when t ends, at the latest.
 func (p *Probe) HoldBefore(t *testing.T, pick func(*http.Request) bool) *Hold {
 	h := &Hold{reached: make(chan struct{}), release: make(chan struct{})}
 	t.Cleanup(h.Release)
@@ -243,7 +242,8 @@ func (p *Probe) HoldBefore(t *testing.T, pick func(*http.Request) bool) *Hold {
 	return h
 }
 
-// HoldAfter: see HoldBefore.
+// HoldAfter holds the first answer to a request pick chooses before the
+// backend sees it; otherwise it is HoldBefore.
 func (p *Probe) HoldAfter(t *testing.T, pick func(*http.Request) bool) *Hold {
 	h := &Hold{reached: make(chan struct{}), release: make(chan struct{})}
 	t.Cleanup(h.Release)

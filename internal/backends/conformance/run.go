@@ -280,7 +280,7 @@ func wantClass(t *testing.T, what string, err, class error) {
 	switch {
 	case len(got) != 1:
 		t.Errorf("%s: err = %v, which wraps %d error classes %v, want exactly one", what, err, len(got), got)
-	case class != nil && got[0] != class:
+	case class != nil && !errors.Is(got[0], class):
 		t.Errorf("%s: err = %v, of class %v, want %v", what, err, got[0], class)
 	}
 }

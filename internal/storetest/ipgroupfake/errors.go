@@ -59,7 +59,7 @@ type ErrorDetail struct {
 type faultMode int
 
 const (
-	faultNone faultMode = iota
+	_ faultMode = iota // the zero value: no fault
 	// faultDropBefore: close the connection before the request is served.
 	faultDropBefore
 	// faultDropAfter: serve the request, then close the connection

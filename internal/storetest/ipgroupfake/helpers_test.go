@@ -139,7 +139,13 @@ func put(ctx context.Context, c *armnetwork.IPGroupsClient, name string, g armne
 }
 
 // wantError checks that err is an ARM answer with this status and code.
-func wantError(t *testing.T, err error, status int, code string) *azcore.ResponseError {
+func wantError(t *testing.T, err error, status int, code string) {
+	t.Helper()
+	_ = responseError(t, err, status, code)
+}
+
+// responseError is wantError that hands back the answer to look at further.
+func responseError(t *testing.T, err error, status int, code string) *azcore.ResponseError {
 	t.Helper()
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) {

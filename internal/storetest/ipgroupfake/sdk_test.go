@@ -206,7 +206,7 @@ func TestBusy(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = c.BeginCreateOrUpdate(t.Context(), rg, "allow", group("westeurope", "10.0.0.2"), nil)
-			re := wantError(t, err, tt.status, tt.code)
+			re := responseError(t, err, tt.status, tt.code)
 			body := re.Error()
 			switch tt.mode {
 			case ipgroupfake.BusyConflict:
@@ -280,7 +280,7 @@ func TestAddressForms(t *testing.T) {
 	for _, a := range []string{"", "2001:db8::1", "2001:db8::/32", "10.0.0.256", "10.0.0.0/33", "010.0.0.1", " 10.0.0.1",
 		"10.2.0.31-10.2.0.0", "10.2.0.0-", "10.2.0.0-2001:db8::1", "office", "10.0.0.1/", "::ffff:10.0.0.1"} {
 		_, err := c.BeginCreateOrUpdate(t.Context(), rg, "allow", group("westeurope", "10.9.0.0/16", a), nil)
-		re := wantError(t, err, http.StatusBadRequest, ipgroupfake.CodeInvalidIPAddress)
+		re := responseError(t, err, http.StatusBadRequest, ipgroupfake.CodeInvalidIPAddress)
 		if !strings.Contains(re.Error(), "'"+a+"'") {
 			t.Errorf("%q: the message does not name the entry", a)
 		}
@@ -339,7 +339,7 @@ func TestThrottle(t *testing.T) {
 		c := client(t, s, policy.RetryOptions{MaxRetries: 3, MaxRetryDelay: 100 * time.Millisecond})
 		s.Throttle(1, time.Second)
 		_, err := c.Get(t.Context(), rg, "allow", nil)
-		re := wantError(t, err, http.StatusTooManyRequests, ipgroupfake.CodeThrottled)
+		re := responseError(t, err, http.StatusTooManyRequests, ipgroupfake.CodeThrottled)
 		if got := re.RawResponse.Header.Get("Retry-After"); got != "1" {
 			t.Errorf("Retry-After = %q, want 1", got)
 		}
@@ -400,7 +400,7 @@ func TestFaults(t *testing.T) {
 		seed(t, s)
 		c := client(t, s)
 		_, err := put(t.Context(), c, "allow", group("westeurope", "10.0.0.1"))
-		re := wantError(t, err, http.StatusOK, ipgroupfake.CodeIPGroupsUpdateFailed)
+		re := responseError(t, err, http.StatusOK, ipgroupfake.CodeIPGroupsUpdateFailed)
 		if !strings.Contains(re.Error(), "Put on IP Groups allow Failed") {
 			t.Errorf("error = %v", re)
 		}
