@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# verify.sh fails when a Go file is not gofmt-clean, or when the generated
+# verify.sh fails when a Go file is not gofmt-clean or lacks the licence
+# header, or when the generated
 # files (CRDs, RBAC role, deepcopy, their copies in the Helm chart, monitoring, docs/api.md) differ
 # from what `make manifests generate monitoring api-docs` writes now. It regenerates in place, so after a failure the fresh files are
 # in the work tree, ready to be reviewed and committed.
@@ -10,6 +11,14 @@ unformatted=$(git ls-files --cached --others --exclude-standard '*.go' | while r
 if [ -n "$unformatted" ]; then
   echo "gofmt would change these files (run 'make fmt'):" >&2
   echo "$unformatted" >&2
+  exit 1
+fi
+
+# Every Go file carries the licence header of hack/boilerplate.go.txt.
+unlicensed=$(git ls-files --cached --others --exclude-standard '*.go' | while read -r f; do [ -f "$f" ] && echo "$f"; done | xargs -r grep -L 'Licensed under the Apache License, Version 2.0' || true)
+if [ -n "$unlicensed" ]; then
+  echo "these Go files lack the licence header of hack/boilerplate.go.txt:" >&2
+  echo "$unlicensed" >&2
   exit 1
 fi
 
