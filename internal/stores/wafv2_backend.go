@@ -20,12 +20,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-
 	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/wafv2"
 	"github.com/aws/aws-sdk-go-v2/service/wafv2/types"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 )
@@ -49,7 +49,9 @@ const WAFv2MaxAddresses = 10_000
 //   - Write is UpdateIPSet with the lock token of the read it is based
 //     on, and the description of that read: UpdateIPSet replaces the
 //     set's description too, and one left out would be cleared. A stale
-//     token (WAFOptimisticLockException) is a lost race; more than
+//     token (WAFOptimisticLockException) is a lost race, unless the SDK
+//     sent the update more than once: an earlier attempt may have landed
+//     and spent the token, so the outcome is unknown; more than
 //     WAFv2MaxAddresses items are refused before anything is sent.
 //
 // It is safe for concurrent use.
@@ -135,14 +137,23 @@ func (b *wafv2Backend) Write(ctx context.Context, next *etagclient.Document, cre
 	}
 	addresses := make([]string, len(items)) // never nil: Addresses is required
 	copy(addresses, items)
+	var attempts atomic.Int32
 	out, err := b.client.UpdateIPSet(ctx, &wafv2.UpdateIPSetInput{
 		Name: aws.String(b.set.name), Scope: b.set.scope, Id: aws.String(b.set.id),
 		Description: v.descriptionPtr(),
 		Addresses:   addresses,
 		LockToken:   aws.String(base.Tag),
-	})
+	}, countAttempts(&attempts))
 	if err != nil {
-		return classifyWAFv2(ctx, opUpdateIPSet, err).writeAnswer()
+		answer, err := classifyWAFv2(ctx, opUpdateIPSet, err).writeAnswer()
+		if answer.Outcome == etagclient.WriteLost && attempts.Load() > 1 {
+			// The SDK sent the update again (after a dropped connection,
+			// a 5xx or throttling), and an earlier attempt may have landed
+			// and spent the token: only a fresh read tells.
+			answer = etagclient.WriteAnswer{Outcome: etagclient.WriteUnknown,
+				Cause: &wafv2Cause{msg: "AWS WAF refused a retried update's lock token: the update may or may not have landed"}}
+		}
+		return answer, err
 	}
 	answer := etagclient.WriteAnswer{Outcome: etagclient.WriteCommitted}
 	if tok := aws.ToString(out.NextLockToken); tok != "" {
@@ -167,6 +178,21 @@ func (b *wafv2Backend) NormalizeItem(id string) string {
 // a read has told it (either before).
 func (b *wafv2Backend) CheckItem(id string) error {
 	return checkWAFv2Item(id, int(b.family.Load()))
+}
+
+// countAttempts is an option of one operation that counts in n the
+// attempts the SDK's retryer makes: its middleware runs once per attempt,
+// after the retry step.
+func countAttempts(n *atomic.Int32) func(*wafv2.Options) {
+	return func(o *wafv2.Options) {
+		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+			return stack.Finalize.Insert(middleware.FinalizeMiddlewareFunc("ListkeeperCountAttempts",
+				func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+					n.Add(1)
+					return next.HandleFinalize(ctx, in)
+				}), "Retry", middleware.After)
+		})
+	}
 }
 
 // Close implements etagclient.Backend.

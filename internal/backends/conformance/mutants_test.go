@@ -105,7 +105,7 @@ func mutate(tg *conformance.Target, defect string) *conformance.Target {
 }
 
 // TestMutantSuite runs the suite against the WAFv2 harness with the
-// mutant mutantEnv names, or ("known-wafv2") without its known defects.
+// mutant mutantEnv names.
 // It runs only as TestMutants' child.
 func TestMutantSuite(t *testing.T) {
 	name := os.Getenv(mutantEnv)
@@ -114,8 +114,6 @@ func TestMutantSuite(t *testing.T) {
 	}
 	h := wafv2Harness()
 	switch {
-	case name == "known-wafv2":
-		h.Known = nil
 	case mutants[name]:
 		start := h.Start
 		h.Start = func(t *testing.T, p *conformance.Probe) *conformance.Target { return mutate(start(t, p), name) }
@@ -128,9 +126,7 @@ func TestMutantSuite(t *testing.T) {
 // TestMutants proves that the suite can fail: each mutant, run through the
 // behaviour that names its defect, must fail the subtest given; the
 // unchanged backend ("none") must pass the whole suite, so that the
-// failures are the mutants'. "known-wafv2" proves the WAFv2 harness's
-// known defect, and fails once the defect is fixed: then remove it from
-// the harness's Known.
+// failures are the mutants'.
 func TestMutants(t *testing.T) {
 	if os.Getenv(mutantEnv) != "" {
 		t.Skip("the child runs TestMutantSuite only")
@@ -149,7 +145,6 @@ func TestMutants(t *testing.T) {
 		{"unknown-as-lost", "ambiguous-write", []string{"ambiguous-write/drop-after/seam/unretried", "ambiguous-write/drop-before/seam/unretried"}},
 		{"one-class", "error-classes", []string{"error-classes/unauthorized/seam", "error-classes/not-found/seam"}},
 		{"trusts-any-answer", "unsafe-answers", []string{"unsafe-answers/html-page/seam", "unsafe-answers/no-lock-token/seam"}},
-		{"known-wafv2", "ambiguous-write", []string{"ambiguous-write/drop-after/seam/retried"}},
 	} {
 		t.Run(tc.mutant, func(t *testing.T) {
 			run := "^TestMutantSuite$"

@@ -37,12 +37,6 @@ func wafv2Harness() conformance.Harness {
 	return conformance.Harness{
 		Kind: "wafv2", Start: startWAFv2, IDs: cidrIDs, IsWrite: isUpdateIPSet,
 		Unsafe: map[string]func(*http.Response){"no-lock-token": deleteJSONField("LockToken")}, //nolint:bodyclose // rewrites an answer the probe closes
-		Known: map[string]string{
-			// Proven by TestMutants ("known-wafv2").
-			"ambiguous-write/drop-after/seam/retried": "the SDK's retryer sends UpdateIPSet again after a connection error; " +
-				"when the first attempt landed, the retry's WAFOptimisticLockException makes the write WriteLost although it was stored " +
-				"(internal/stores/wafv2.go newWAFv2Retryer: an UpdateIPSet that was sent must not be retried, or a lock error after a retry must be WriteUnknown)",
-		},
 	}
 }
 
