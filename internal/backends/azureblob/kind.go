@@ -17,44 +17,20 @@ limitations under the License.
 package azureblob
 
 import (
-	"context"
-
+	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/backends/backend"
-	"github.com/listkeeper/listkeeper/internal/stores"
 )
 
 // Kind is the kind of a list kept in an object in Azure Blob Storage.
-type Kind struct{}
+type Kind struct{ backend.ObjectStore }
 
 var _ backend.Kind = Kind{}
 
 // Name implements backend.Kind.
 func (Kind) Name() string { return "azureblob" }
 
-// BehindURL implements backend.Kind.
-func (Kind) BehindURL() bool { return true }
-
-// Matches implements backend.Kind: spec.auth.azure, or no spec.auth and a URL
-// that only this store's dialect understands (stores.URLKind).
-func (Kind) Matches(l backend.List) bool {
-	if a := l.Spec.Auth; a != nil {
-		return a.Azure != nil
-	}
-	return l.URL != nil && stores.URLKind(l.URL) == "azureblob"
-}
-
-// Locate implements backend.Kind.
-func (Kind) Locate(l backend.List) backend.Location { return backend.LocateURL(l) }
-
-// Build implements backend.Kind: the store's signer (spec.auth) and its
-// dialect.
-func (Kind) Build(ctx context.Context, l backend.List, deps backend.Deps) (backend.Built, error) {
-	if l.Spec.Auth == nil {
-		return backend.Built{Options: stores.ListOptions(l.URL)}, nil
-	}
-	opts, fp, err := stores.Options(ctx, l.Spec.Auth, l.RawURL, deps.Secret, deps.Policy)
-	if err != nil {
-		return backend.Built{}, err
-	}
-	return backend.Built{Options: opts, Fingerprint: fp}, nil
+// Matches implements backend.Kind: spec.auth.azure, or no spec.auth and a
+// URL that only this store's dialect understands.
+func (k Kind) Matches(l backend.List) bool {
+	return backend.MatchesStore(l, k.Name(), func(a *v1alpha1.StoreAuth) bool { return a.Azure != nil })
 }
