@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package fakeapi is the bundled fake list server: an http.Handler that
 // keeps JSON documents in memory, keyed by URL path, and serves them with
-// the list HTTP contract (docs/list-api.md) that
+// the list HTTP contract (docs/guides/list-api.md) that
 // internal/etagclient speaks. Tests, benchmarks and demos trust it, so by
 // default it is strict: every write is conditional unless configured
 // otherwise, every version gets a strong ETag that is never handed out

@@ -31,7 +31,7 @@ type Profile string
 
 // The profiles. Profiles lists them in this order.
 const (
-	// ProfileStrict is the list HTTP contract (docs/list-api.md), strictly: 428
+	// ProfileStrict is the list HTTP contract (docs/guides/list-api.md), strictly: 428
 	// without a precondition, ETags never reused. The default.
 	ProfileStrict Profile = "strict"
 	// ProfileS3 behaves like Amazon S3 conditional writes.
