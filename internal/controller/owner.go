@@ -24,12 +24,12 @@ import (
 )
 
 // Owner decides which replica acts on what. The work is cut into buckets
-// by document (listconfig.DocumentBucketKey): a document's entries, its lists' own
-// work and its writes fall in one bucket, and a replica acts on them only
-// while it holds that bucket, for as long as the work it admitted lasts,
-// and only until its right to act ends (ActUntil), which fences its
-// writes. *membership.Member implements Owner; SoleOwner owns everything,
-// for a single replica.
+// by document (listconfig.DocumentBucketKey): a document's entries, its
+// lists' own work and its writes fall in one bucket, and a replica acts on
+// them only while it holds that bucket, for as long as the work it
+// admitted lasts, and only until its right to act ends (ActUntil), which
+// fences its writes. *membership.Member implements Owner; SoleOwner owns
+// everything, for a single replica.
 type Owner interface {
 	// Bucket returns the bucket of key.
 	Bucket(key string) int
