@@ -22,11 +22,9 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -303,20 +301,6 @@ func (r *Resolver) listURL(ctx context.Context, spec *v1alpha1.ExternalListSpec,
 	return strings.TrimSpace(string(v)), nil
 }
 
-// checkTransport refuses a list behind u that would send secrets over
-// plain http (backends.CheckTransport), as the condition it shows.
-func checkTransport(spec *v1alpha1.ExternalListSpec, u *url.URL) error {
-	kind := backends.For(backend.List{Spec: spec, RawURL: u.String(), URL: u})
-	if err := backends.CheckTransport(kind, spec, u); err != nil {
-		var refusal *backend.Refusal
-		if errors.As(err, &refusal) {
-			return &ConfigError{Reason: refusal.Reason, Msg: refusal.Msg}
-		}
-		return err
-	}
-	return nil
-}
-
 // secretData reads Secrets of namespace from the API server (the cache
 // holds only their metadata).
 func (r *Resolver) secretData(namespace string) stores.SecretFunc {
@@ -398,7 +382,3 @@ func SecretNamespace(l v1alpha1.List, clusterNamespace string) string {
 	}
 	return l.GetNamespace()
 }
-
-// redactedURL is what status.redactedURL shows of a list's URL
-// (backend.ShownURL).
-func redactedURL(raw string, fromSecret bool) string { return backend.ShownURL(raw, fromSecret) }
