@@ -26,6 +26,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/controller"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
 // Claims are decided as the operator decides them, with its own functions
@@ -55,13 +56,13 @@ type visibleLists struct {
 
 // decideClaim works out l's claim from the lists the user can read.
 func decideClaim(l v1alpha1.List, seen visibleLists) claimView {
-	key := controller.ClaimKey(l)
+	key := listconfig.ClaimKey(l)
 	if key == "" {
 		return claimView{Note: "the document is not known yet: the operator publishes status.documentID once it has read spec.urlFrom's Secret"}
 	}
 	candidates := []v1alpha1.List{l}
 	for _, o := range seen.lists {
-		if o.GetUID() != l.GetUID() && controller.ClaimKey(o) == key {
+		if o.GetUID() != l.GetUID() && listconfig.ClaimKey(o) == key {
 			candidates = append(candidates, o)
 		}
 	}

@@ -24,7 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
-	"github.com/listkeeper/listkeeper/internal/controller"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
 var t0 = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -90,9 +90,9 @@ func TestDecideClaim(t *testing.T) {
 			want: claimView{Known: true, Held: true, Note: "the operator's status still says DocumentInUse: the holder is gone, and this list takes the claim at its next reconcile"}},
 		{name: "urlFrom before the operator read it", l: urlFrom(xl("team-a", "allow-list", "m", "", 10), "", 0),
 			want: claimView{Note: "the document is not known yet: the operator publishes status.documentID once it has read spec.urlFrom's Secret"}},
-		{name: "urlFrom with a stale status", l: urlFrom(xl("team-a", "allow-list", "m", "", 10), controller.DocumentIDOfURL(url), 0), others: []v1alpha1.List{xl("team-a", "other", "z", url, 5)},
+		{name: "urlFrom with a stale status", l: urlFrom(xl("team-a", "allow-list", "m", "", 10), listconfig.DocumentIDOfURL(url), 0), others: []v1alpha1.List{xl("team-a", "other", "z", url, 5)},
 			want: claimView{Note: "the document is not known yet: the operator publishes status.documentID once it has read spec.urlFrom's Secret"}},
-		{name: "urlFrom, published", l: urlFrom(xl("team-a", "allow-list", "m", "", 10), controller.DocumentIDOfURL(url), 1), others: []v1alpha1.List{xl("team-a", "other", "z", url, 5)},
+		{name: "urlFrom, published", l: urlFrom(xl("team-a", "allow-list", "m", "", 10), listconfig.DocumentIDOfURL(url), 1), others: []v1alpha1.List{xl("team-a", "other", "z", url, 5)},
 			want: claimView{Known: true, Holder: `ExternalList "other"`}},
 	}
 	for _, tt := range tests {

@@ -25,14 +25,14 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/listkeeper/listkeeper/internal/controller"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 	"github.com/listkeeper/listkeeper/internal/membership"
 )
 
 // Owners. Every replica of the operator holds a Lease in the operator's
 // namespace, labelled membership.LabelMember=<group>, whose
 // membership.AnnotationBuckets says which buckets it holds; a document's
-// work falls in the bucket of controller.DocumentBucketKey(documentID).
+// work falls in the bucket of listconfig.DocumentBucketKey(documentID).
 // The replica whose Lease claims that bucket writes the document.
 
 // ownerView says which replica writes a document.
@@ -77,7 +77,7 @@ func decideOwner(leases []coordinationv1.Lease, documentID string, q ownerQuery,
 		v.Note = "the document is not known yet"
 		return v
 	}
-	b := membership.Bucket(controller.DocumentBucketKey(documentID), q.Buckets)
+	b := membership.Bucket(listconfig.DocumentBucketKey(documentID), q.Buckets)
 	v.Bucket = &b
 	var claimants []coordinationv1.Lease
 	unreadable := 0

@@ -26,7 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/listkeeper/listkeeper/internal/controller"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 	"github.com/listkeeper/listkeeper/internal/membership"
 )
 
@@ -56,8 +56,8 @@ func TestEncodeBucketsRoundTrip(t *testing.T) {
 
 func TestDecideOwner(t *testing.T) {
 	const n = 16
-	doc := controller.DocumentIDOfURL("https://lists.example.com/allow")
-	b := membership.Bucket(controller.DocumentBucketKey(doc), n)
+	doc := listconfig.DocumentIDOfURL("https://lists.example.com/allow")
+	b := membership.Bucket(listconfig.DocumentBucketKey(doc), n)
 	other := (b + 1) % n
 	now := t0
 	fresh, stale := now.Add(-time.Second), now.Add(-time.Minute)

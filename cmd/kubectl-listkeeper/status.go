@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
-	"github.com/listkeeper/listkeeper/internal/controller"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
 // listStatus is what `status` reports about a list; -o json prints it as
@@ -129,7 +129,7 @@ func readStatus(ctx context.Context, e *env, r ref, q ownerQuery) (*listStatus, 
 		RedactedURL: st.RedactedURL, DocumentID: st.DocumentID,
 	}
 	if s.DocumentID == "" {
-		s.DocumentID = controller.DocumentOf(l)
+		s.DocumentID = listconfig.DocumentOf(l)
 	}
 	if st.LastSyncTime != nil {
 		t := st.LastSyncTime.Time
@@ -150,7 +150,7 @@ func readStatus(ctx context.Context, e *env, r ref, q ownerQuery) (*listStatus, 
 	s.Entries = countEntries(entries, r)
 	s.Entries.Note = note
 	leases, err := readLeases(ctx, e.c, q)
-	s.Owner = decideOwner(leases, controller.DocumentOf(l), q, e.now())
+	s.Owner = decideOwner(leases, listconfig.DocumentOf(l), q, e.now())
 	if err != nil {
 		s.Owner.Note = err.Error()
 	}

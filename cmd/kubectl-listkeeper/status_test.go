@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
-	"github.com/listkeeper/listkeeper/internal/controller"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 	"github.com/listkeeper/listkeeper/internal/membership"
 )
 
@@ -54,8 +54,8 @@ func newStatusFixture(t *testing.T, prefix string) statusFixture {
 	c, ctx := kube(t), context.Background()
 	f := statusFixture{ns: newNamespace(t, prefix), opNS: newNamespace(t, prefix+"-operator")}
 	f.url = listURL(f.ns)
-	f.docID = controller.DocumentIDOfURL(f.url)
-	f.bucket = membership.Bucket(controller.DocumentBucketKey(f.docID), membership.DefaultBuckets)
+	f.docID = listconfig.DocumentIDOfURL(f.url)
+	f.bucket = membership.Bucket(listconfig.DocumentBucketKey(f.docID), membership.DefaultBuckets)
 
 	l := &v1alpha1.ExternalList{
 		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "allow-list"},

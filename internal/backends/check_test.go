@@ -18,6 +18,7 @@ package backends
 
 import (
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -130,6 +131,61 @@ func TestCheckRefuses(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), "secret?") || strings.Contains(err.Error(), "sig=") || strings.Contains(err.Error(), "127.0.0.1") {
 				t.Errorf("the message shows the URL: %v", err)
+			}
+		})
+	}
+}
+
+// TestCheckTransport: secrets (headers, store credentials, a URL from a
+// Secret) never go over plain http unless the list opts in, and the
+// refusal names what would have been sent, never the URL.
+func TestCheckTransport(t *testing.T) {
+	t.Parallel()
+	headers := func(s *v1alpha1.ExternalListSpec) {
+		s.HeadersFrom = &v1alpha1.HeadersSource{SecretRef: v1alpha1.SecretReference{Name: "h"}}
+	}
+	adc := func(s *v1alpha1.ExternalListSpec) { s.Auth = &v1alpha1.StoreAuth{GCP: &v1alpha1.GCPAuth{}} }
+	fromSecret := func(s *v1alpha1.ExternalListSpec) {
+		s.URL = ""
+		s.URLFrom = &v1alpha1.URLSource{SecretKeyRef: v1alpha1.SecretKeySelector{Name: "u", Key: "url"}}
+	}
+	allow := func(s *v1alpha1.ExternalListSpec) { s.AllowInsecureHTTP = true }
+	tests := []struct {
+		name   string
+		url    string
+		mutate []func(*v1alpha1.ExternalListSpec)
+		want   string // a fragment of the message; "" = allowed
+	}{
+		{name: "plain http without secrets", url: "http://lists.example.com/a"},
+		{name: "https with headers", url: "https://lists.example.com/a", mutate: []func(*v1alpha1.ExternalListSpec){headers}},
+		{name: "http with headers", url: "http://lists.example.com/a", mutate: []func(*v1alpha1.ExternalListSpec){headers}, want: "spec.headersFrom"},
+		{name: "HTTP in capitals with headers", url: "HTTP://lists.example.com/a", mutate: []func(*v1alpha1.ExternalListSpec){headers}, want: "spec.headersFrom"},
+		{name: "http with default credentials", url: "http://lists.example.com/a", mutate: []func(*v1alpha1.ExternalListSpec){adc}, want: "spec.auth"},
+		{name: "http URL from a Secret", url: "http://lists.example.com/a?sig=x", mutate: []func(*v1alpha1.ExternalListSpec){fromSecret}, want: "spec.urlFrom"},
+		{name: "https URL from a Secret", url: "https://lists.example.com/a?sig=x", mutate: []func(*v1alpha1.ExternalListSpec){fromSecret}},
+		{name: "all of them", url: "http://lists.example.com/a", mutate: []func(*v1alpha1.ExternalListSpec){fromSecret, headers, adc}, want: "spec.headersFrom) and store credentials (spec.auth) and a URL"},
+		{name: "opted in", url: "http://lists.example.com/a", mutate: []func(*v1alpha1.ExternalListSpec){fromSecret, headers, adc, allow}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := atURL(tt.url, tt.mutate...)
+			u, err := url.Parse(tt.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = CheckTransport(For(l), l.Spec, u)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("want allowed, got %v", err)
+				}
+				return
+			}
+			var refusal *backend.Refusal
+			if !errors.As(err, &refusal) || refusal.Reason != v1alpha1.ReasonInsecureTransport || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("want InsecureTransport naming %q, got %v", tt.want, err)
+			}
+			if strings.Contains(err.Error(), "sig=") || strings.Contains(err.Error(), "lists.example.com") {
+				t.Errorf("the message prints the URL: %v", err)
 			}
 		})
 	}

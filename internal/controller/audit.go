@@ -27,6 +27,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
 // auditLookupTimeout bounds the cache read that names a commit's lists.
@@ -50,13 +51,15 @@ type Audit struct {
 	Replica string
 }
 
-// option returns the client option that adds the audit observer of the
-// client of claim; nil Audit adds nothing.
-func (a *Audit) option(claim string) etagclient.Option {
+var _ listconfig.Auditor = (*Audit)(nil)
+
+// Observer returns the audit observer of the client of claim; a nil Audit
+// observes nothing. It implements listconfig.Auditor.
+func (a *Audit) Observer(claim string) etagclient.Observer {
 	if a == nil {
-		return etagclient.WithExtraObserver(etagclient.NopObserver{})
+		return etagclient.NopObserver{}
 	}
-	return etagclient.WithExtraObserver(&auditObserver{audit: a, claim: claim})
+	return &auditObserver{audit: a, claim: claim}
 }
 
 // auditObserver is the per-client observer: only Wrote does anything.

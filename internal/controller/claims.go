@@ -25,10 +25,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
 // Claims. Of all the lists (ExternalLists and ClusterExternalLists) that
-// name one document and items pointer (ClaimKey), exactly one holds the
+// name one document and items pointer (listconfig.ClaimKey), exactly one holds the
 // claim, and only the holder writes the document; only its entries count
 // as holders of their IDs, and every other list is Ready=False with reason
 // DocumentInUse. A claim is earned: a list takes part in it only once it
@@ -47,7 +48,7 @@ import (
 // credentials, succeeded.
 func hasStanding(l v1alpha1.List) bool {
 	earned := l.ListStatus().EarnedClaim
-	return earned != "" && earned == ClaimID(l)
+	return earned != "" && earned == listconfig.ClaimID(l)
 }
 
 // claimsBefore reports whether a comes before b in the claim order.
@@ -90,7 +91,7 @@ func ClaimHolder(lists []v1alpha1.List) v1alpha1.List {
 // newer than the cache's index of it). For a list whose document is not
 // known yet it returns l.
 func holderOf(ctx context.Context, c client.Reader, l v1alpha1.List) (v1alpha1.List, error) {
-	key := ClaimKey(l)
+	key := listconfig.ClaimKey(l)
 	if key == "" {
 		return l, nil
 	}
@@ -126,7 +127,7 @@ func inUseMessage(holder v1alpha1.List, namespace string) string {
 func HolderName(holder v1alpha1.List, namespace string) string {
 	switch {
 	case namespace == "":
-		who := refOf(holder).String()
+		who := listconfig.RefOf(holder).String()
 		if ns := holder.GetNamespace(); ns != "" {
 			who += " in namespace " + ns
 		}

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
 // TestClaimHolder: the order of the claim, a table with no cluster.
@@ -89,7 +90,7 @@ func TestCanonicalURL(t *testing.T) {
 	seen := map[string]int{}
 	for group, urls := range same {
 		for _, raw := range urls {
-			id := DocumentIDOfURL(raw)
+			id := listconfig.DocumentIDOfURL(raw)
 			if id == "" {
 				t.Fatalf("%s: no document", raw)
 			}
@@ -98,18 +99,18 @@ func TestCanonicalURL(t *testing.T) {
 			}
 			seen[id] = group
 		}
-		if first := DocumentIDOfURL(urls[0]); len(seen) != group+1 || first == "" {
+		if first := listconfig.DocumentIDOfURL(urls[0]); len(seen) != group+1 || first == "" {
 			t.Errorf("group %d: the URLs %v name more than one document", group, urls)
 		}
 	}
 	for _, other := range []string{"https://lists.example.com/a/deny.json", "http://lists.example.com/a/allow.json",
 		"https://lists.example.com:8443/a/allow.json", "https://other.example.com/a/allow.json",
 		"https://lists.example.com/a//allow.json", "https://lists.example.com/a%2Fallow.json"} {
-		if _, ok := seen[DocumentIDOfURL(other)]; ok {
+		if _, ok := seen[listconfig.DocumentIDOfURL(other)]; ok {
 			t.Errorf("%s names a document of another URL", other)
 		}
 	}
-	if id := DocumentIDOfURL("https://lists.example.com/a?token=secret"); strings.Contains(id, "secret") || strings.Contains(id, "lists") {
+	if id := listconfig.DocumentIDOfURL("https://lists.example.com/a?token=secret"); strings.Contains(id, "secret") || strings.Contains(id, "lists") {
 		t.Errorf("the document ID %q shows the URL", id)
 	}
 }
@@ -194,7 +195,7 @@ func TestOneClaimPerDocument(t *testing.T) {
 	if !slices.Contains(got, "tenant-1") || !slices.Contains(got, "squatter-id") || !slices.Contains(got, "foreign") {
 		t.Fatalf("after the claim moved the document holds %v", got)
 	}
-	if xl := getExternalList(t, squatter); xl.Status.DocumentID == "" || xl.Status.DocumentID != DocumentIDOfURL(lists.url+"/shared") {
+	if xl := getExternalList(t, squatter); xl.Status.DocumentID == "" || xl.Status.DocumentID != listconfig.DocumentIDOfURL(lists.url+"/shared") {
 		t.Errorf("status.documentID = %q, want the document's ID", xl.Status.DocumentID)
 	}
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
 // The pure decisions of the controllers. They do no I/O and are tested by
@@ -155,10 +156,10 @@ func driftChange(mode v1alpha1.ListMode, onList, promised, live []string) (etagc
 // disagreeing.
 func checkID(id string) error {
 	if !v1alpha1.PrintableID(id) {
-		return &configError{reason: v1alpha1.ReasonInvalidSpec, msg: fmt.Sprintf("spec.id %q has a control, bidirectional formatting or invisible character", id)}
+		return &listconfig.ConfigError{Reason: v1alpha1.ReasonInvalidSpec, Msg: fmt.Sprintf("spec.id %q has a control, bidirectional formatting or invisible character", id)}
 	}
 	if err := (etagclient.Change{Add: []string{id}}).Validate(); err != nil {
-		return &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.id cannot be written to a list: " + err.Error()}
+		return &listconfig.ConfigError{Reason: v1alpha1.ReasonInvalidSpec, Msg: "spec.id cannot be written to a list: " + err.Error()}
 	}
 	return nil
 }

@@ -31,6 +31,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 	"github.com/listkeeper/listkeeper/internal/netfence"
 )
 
@@ -229,12 +230,12 @@ func TestReasonFor(t *testing.T) {
 		{"duplicate key", etagclient.ErrDuplicateKey, v1alpha1.ReasonInvalidDocument},
 		{"context canceled", context.Canceled, v1alpha1.ReasonListUnreachable},
 		{"anything else", errors.New("boom"), v1alpha1.ReasonListUnreachable},
-		{"config error", &configError{reason: v1alpha1.ReasonSecretNotFound, msg: "secret"}, v1alpha1.ReasonSecretNotFound},
-		{"config error wrapped", fmt.Errorf("resolve: %w", &configError{reason: v1alpha1.ReasonHostNotAllowed}), v1alpha1.ReasonHostNotAllowed},
+		{"config error", &listconfig.ConfigError{Reason: v1alpha1.ReasonSecretNotFound, Msg: "secret"}, v1alpha1.ReasonSecretNotFound},
+		{"config error wrapped", fmt.Errorf("resolve: %w", &listconfig.ConfigError{Reason: v1alpha1.ReasonHostNotAllowed}), v1alpha1.ReasonHostNotAllowed},
 		{"dial fence refusal", fmt.Errorf("GET http://x/: %w", &netfence.DeniedError{}), v1alpha1.ReasonDestinationNotAllowed},
 		{"dial fence refusal in a transport error", fmt.Errorf("GET http://x/: %w: %w", etagclient.ErrUnreachable, &netfence.DeniedError{}), v1alpha1.ReasonDestinationNotAllowed},
-		{"invalid spec", &configError{reason: v1alpha1.ReasonInvalidSpec}, v1alpha1.ReasonInvalidSpec},
-		{"joined: config error wins over class", errors.Join(&configError{reason: v1alpha1.ReasonInvalidSpec}, etagclient.ErrUnreachable), v1alpha1.ReasonInvalidSpec},
+		{"invalid spec", &listconfig.ConfigError{Reason: v1alpha1.ReasonInvalidSpec}, v1alpha1.ReasonInvalidSpec},
+		{"joined: config error wins over class", errors.Join(&listconfig.ConfigError{Reason: v1alpha1.ReasonInvalidSpec}, etagclient.ErrUnreachable), v1alpha1.ReasonInvalidSpec},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

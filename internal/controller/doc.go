@@ -23,10 +23,12 @@ limitations under the License.
 // corrects drift every resync interval.
 //
 // Both talk to a list only through the combining ETag client
-// (internal/etagclient), one per list per process, kept by [ListClients]. A
-// reconcile submits its change and returns without holding a worker; when the
-// change is committed the entry is queued again and the outcome is recorded.
-// That lets every change a replica has in flight combine into a few writes.
+// (internal/etagclient), one per claim per process, kept by
+// internal/listconfig, which also resolves each list's configuration (URL,
+// auth, TLS, headers) and its document's identity and claim. A reconcile
+// submits its change and returns without holding a worker; when the change
+// is committed the entry is queued again and the outcome is recorded. That
+// lets every change a replica has in flight combine into a few writes.
 //
 // Replicas share the work through internal/membership: every ListEntry
 // and list falls in the bucket of its document, and only the replica that

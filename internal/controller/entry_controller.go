@@ -38,6 +38,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
 // EntryReconciler keeps a ListEntry's ID on its list's document while the
@@ -53,7 +54,7 @@ type EntryReconciler struct {
 	// confirmed there.
 	APIReader client.Reader
 	// Lists hands out the shared ETag clients.
-	Lists *ListClients
+	Lists *listconfig.ListClients
 	// Recorder emits events.
 	Recorder EventRecorder
 	// Owner decides which entries this replica acts on.
@@ -84,7 +85,7 @@ var _ reconcile.Reconciler = (*EntryReconciler)(nil)
 type entryScope struct {
 	entry     *v1alpha1.ListEntry
 	before    *v1alpha1.ListEntry // for the status patch
-	ref       listRef             // the list the entry names
+	ref       listconfig.Ref      // the list the entry names
 	list      v1alpha1.List       // as the cache shows it; nil when it does not
 	bucket    int
 	submitted bool // this reconcile handed a change to the list client
@@ -149,7 +150,7 @@ func (r *EntryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if l == nil {
 		return r.listMissing(ctx, s)
 	}
-	if DocumentOf(l) == "" {
+	if listconfig.DocumentOf(l) == "" {
 		// A namespace the list does not serve learns only that: the
 		// list's own state (a Secret of the operator's namespace that
 		// is missing, say) is not its to see.
@@ -200,7 +201,7 @@ func (r *EntryReconciler) earlierAdd(ctx context.Context, s *entryScope, admitte
 	// An admitted entry's add under its list's claim is the reconcile's
 	// own: a live entry waits for it (ensureAdded), and a deleting one
 	// queues its removal behind it on the same client (reconcileDelete).
-	if fl == nil || (admitted && fl.placed.Claim == ClaimID(s.list)) {
+	if fl == nil || (admitted && fl.placed.Claim == listconfig.ClaimID(s.list)) {
 		return false, false, nil
 	}
 	_, addErr := fl.pending.Result()
@@ -447,7 +448,7 @@ func (r *EntryReconciler) ensureAdded(ctx context.Context, s *entryScope) error 
 	if err := r.recordPlacement(ctx, s); err != nil {
 		return err
 	}
-	res, done, err := r.change(s, cl, cfg.claim, true)
+	res, done, err := r.change(s, cl, cfg.Claim(), true)
 	s.entry.Status.LastHandledReconcileAt = requestedAt(s.entry)
 	if !done {
 		s.inFlight(fmt.Sprintf("adding ID %q to %s", s.entry.Spec.ID, s.ref))
@@ -476,7 +477,7 @@ func (r *EntryReconciler) ensureAdded(ctx context.Context, s *entryScope) error 
 // An add that then fails leaves the record in place, which costs a removal
 // that finds nothing to remove.
 func (r *EntryReconciler) recordPlacement(ctx context.Context, s *entryScope) error {
-	if placementOf(s.entry) == ClaimID(s.list) {
+	if placementOf(s.entry) == listconfig.ClaimID(s.list) {
 		return nil
 	}
 	placeAt(s.entry, s.list)
@@ -510,7 +511,7 @@ func (r *EntryReconciler) reconcileDelete(ctx context.Context, s *entryScope, ad
 		if !admitted {
 			return r.leaveAsIs(ctx, entry, fmt.Sprintf("%s; ID %q was never added, and is left as it is", why, entry.Spec.ID))
 		}
-		claim = ClaimID(s.list)
+		claim = listconfig.ClaimID(s.list)
 	}
 	done, _, err := r.takeOff(ctx, s, claim)
 	if !done {
@@ -533,7 +534,7 @@ func (r *EntryReconciler) leaveAsIs(ctx context.Context, entry *v1alpha1.ListEnt
 	return requeueOnConflict(r.releaseFinalizer(ctx, entry))
 }
 
-// takeOff takes the entry's ID off the claim with the given ID (ClaimID),
+// takeOff takes the entry's ID off the claim with the given ID (listconfig.ClaimID),
 // through the list that holds that claim now, with that list's
 // credentials, unless another entry holds the ID there (heldFresh, asked
 // now and again before each write). done is false while the removal is in
@@ -559,11 +560,11 @@ func (r *EntryReconciler) takeOff(ctx context.Context, s *entryScope, claim stri
 		r.Recorder.Eventf(entry, nil, corev1.EventTypeWarning, v1alpha1.ReasonRemoveSkipped, "Remove", "%s", why)
 		return true, false, nil
 	}
-	cfg, err := r.Lists.resolve(ctx, holder)
+	cfg, err := r.Lists.Resolve(ctx, holder)
 	if err != nil {
 		return true, false, err
 	}
-	if _, found, done, err := r.flights.take(client.ObjectKeyFromObject(entry), entry.UID, false, entry.Spec.ID, cfg.claim); found {
+	if _, found, done, err := r.flights.take(client.ObjectKeyFromObject(entry), entry.UID, false, entry.Spec.ID, cfg.Claim()); found {
 		switch {
 		case !done:
 			return false, false, nil
@@ -578,10 +579,10 @@ func (r *EntryReconciler) takeOff(ctx context.Context, s *entryScope, claim stri
 	// What the cache shows decides nothing on its own, but it says which
 	// read to make: a holder it shows is confirmed now, and a removal it
 	// finds no holder for is checked before each write that carries it.
-	if held, err := r.heldCached(ctx, holder, cfg.spell, entry.Spec.ID, entry.UID); err != nil {
+	if held, err := r.heldCached(ctx, holder, cfg.Spell(), entry.Spec.ID, entry.UID); err != nil {
 		return true, false, err
 	} else if held != heldByNone {
-		switch held, err := r.heldFresh(ctx, holder, cfg.spell, entry.Spec.ID, entry.UID); {
+		switch held, err := r.heldFresh(ctx, holder, cfg.Spell(), entry.Spec.ID, entry.UID); {
 		case err != nil:
 			return true, false, err
 		case held == heldRecorded:
@@ -591,11 +592,11 @@ func (r *EntryReconciler) takeOff(ctx context.Context, s *entryScope, claim stri
 			return false, false, nil
 		}
 	}
-	cl, err := r.Lists.Client(cfg, refOf(holder))
+	cl, err := r.Lists.Client(cfg, listconfig.RefOf(holder))
 	if err != nil {
 		return true, false, err
 	}
-	_, done, err = r.submit(s, cl, cfg.claim, false, r.heldCheck(holder, cfg.spell, entry.Spec.ID, entry.UID))
+	_, done, err = r.submit(s, cl, cfg.Claim(), false, r.heldCheck(holder, cfg.Spell(), entry.Spec.ID, entry.UID))
 	if !done {
 		return false, false, nil
 	}
@@ -626,8 +627,8 @@ func (r *EntryReconciler) fenced(s *entryScope) {
 
 // client returns the client of the entry's list's claim, and the list's
 // configuration.
-func (r *EntryReconciler) client(ctx context.Context, s *entryScope) (*etagclient.Client, *listConfig, error) {
-	cfg, err := r.Lists.resolve(ctx, s.list)
+func (r *EntryReconciler) client(ctx context.Context, s *entryScope) (*etagclient.Client, *listconfig.Config, error) {
+	cfg, err := r.Lists.Resolve(ctx, s.list)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -639,17 +640,18 @@ func (r *EntryReconciler) client(ctx context.Context, s *entryScope) (*etagclien
 }
 
 // addAllowed reports whether an add of entry's ID, submitted under the
-// claim ClaimID calls claim, for an entry of ref, may still be written: the list (the same object,
-// uid) is in the cache, is not being deleted, still names the document of
-// claim and holds that claim, and still admits the entry's namespace. An
-// add queued while its list moved to another document, lost the claim or
-// stopped selecting the namespace must not land where nothing records it.
+// claim listconfig.ClaimID calls claim, for an entry of ref, may still be
+// written: the list (the same object, uid) is in the cache, is not being
+// deleted, still names the document of claim and holds that claim, and
+// still admits the entry's namespace. An add queued while its list moved
+// to another document, lost the claim or stopped selecting the namespace
+// must not land where nothing records it.
 // It reads the cache only, so it is cheap enough for the list client to
 // ask before every write attempt.
-func (r *EntryReconciler) addAllowed(ref listRef, uid types.UID, claim string, entry *v1alpha1.ListEntry) bool {
+func (r *EntryReconciler) addAllowed(ref listconfig.Ref, uid types.UID, claim string, entry *v1alpha1.ListEntry) bool {
 	ctx := context.Background()
 	l, err := getList(ctx, r.Client, ref)
-	if err != nil || l.GetUID() != uid || l.GetDeletionTimestamp() != nil || ClaimID(l) != claim {
+	if err != nil || l.GetUID() != uid || l.GetDeletionTimestamp() != nil || listconfig.ClaimID(l) != claim {
 		return false
 	}
 	holder, err := holderOf(ctx, r.Client, l)
@@ -690,7 +692,7 @@ func (r *EntryReconciler) submit(s *entryScope, cl *etagclient.Client, claim str
 		// waited in the queue or in a backoff must not land after a Delete
 		// cleanup took the IDs off; once another list holds the claim,
 		// this entry's ID is no longer the list's to add.
-		ref, uid, placed, e := s.ref, s.list.GetUID(), ClaimID(s.list), entry.DeepCopy()
+		ref, uid, placed, e := s.ref, s.list.GetUID(), listconfig.ClaimID(s.list), entry.DeepCopy()
 		owns = func() bool { return r.addAllowed(ref, uid, placed, e) }
 	}
 	req := reconcile.Request{NamespacedName: name}
@@ -704,7 +706,7 @@ func (r *EntryReconciler) submit(s *entryScope, cl *etagclient.Client, claim str
 	}
 	fl := &flight{uid: entry.UID, add: add, id: entry.Spec.ID, key: claim, pending: pending}
 	if add {
-		fl.placed = &v1alpha1.ListPlacement{DocumentID: DocumentOf(s.list), Claim: ClaimID(s.list)}
+		fl.placed = &v1alpha1.ListPlacement{DocumentID: listconfig.DocumentOf(s.list), Claim: listconfig.ClaimID(s.list)}
 	}
 	r.flights.put(name, fl)
 	s.submitted = true
@@ -807,7 +809,7 @@ func (r *EntryReconciler) queueGained(gained []int) {
 	if err := r.Client.List(ctx, &entries); err != nil {
 		return
 	}
-	lists := map[listRef]v1alpha1.List{}
+	lists := map[listconfig.Ref]v1alpha1.List{}
 	r.queue.addInBuckets(gained, len(entries.Items), func(i int) (int, reconcile.Request) {
 		e := &entries.Items[i]
 		ref := entryListRef(e)
@@ -841,7 +843,7 @@ func (r *EntryReconciler) entriesOfList(ctx context.Context, obj client.Object) 
 	if !ok {
 		return nil
 	}
-	ref := refOf(l)
+	ref := listconfig.RefOf(l)
 	// Entries are keyed as their reconciles will key them (entryBucketKey):
 	// by the list's document while the cache shows the list, and without
 	// it once it is gone (on a delete event the cache no longer has it);
@@ -853,7 +855,7 @@ func (r *EntryReconciler) entriesOfList(ctx context.Context, obj client.Object) 
 		cached = nil
 	}
 	var list v1alpha1.ListEntryList
-	if err := r.Client.List(ctx, &list, client.MatchingFields{listField: ref.key()}); err != nil {
+	if err := r.Client.List(ctx, &list, client.MatchingFields{listField: ref.Key()}); err != nil {
 		return nil
 	}
 	reqs := vanishedRequests(l)

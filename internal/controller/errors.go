@@ -18,42 +18,21 @@ package controller
 
 import (
 	"errors"
-	"fmt"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 	"github.com/listkeeper/listkeeper/internal/netfence"
 	"github.com/listkeeper/listkeeper/internal/stores"
 )
 
-// configError is a list configuration, or an entry's relation to its list,
-// that cannot work until someone fixes it; reason is the condition reason
-// to report.
-type configError struct {
-	reason string
-	msg    string
-}
-
-func (e *configError) Error() string { return e.msg }
-
-// secretError reports a Secret that could not be read: SecretNotFound when
-// it does not exist.
-func secretError(name string, err error) error {
-	if apierrors.IsNotFound(err) {
-		return &configError{reason: v1alpha1.ReasonSecretNotFound, msg: fmt.Sprintf("secret %q not found", name)}
-	}
-	return fmt.Errorf("get secret %q: %w", name, err)
-}
-
 // reasonFor maps an error from the ETag client, or from resolving a list's
 // configuration, to a condition reason.
 func reasonFor(err error) string {
-	var cfgErr *configError
+	var cfgErr *listconfig.ConfigError
 	switch {
 	case errors.As(err, &cfgErr):
-		return cfgErr.reason
+		return cfgErr.Reason
 	case errors.Is(err, etagclient.ErrMemoryBudget):
 		// Transient: the budget frees up as other lists' reads end, and
 		// the list is retried with backoff (needsUser says no).

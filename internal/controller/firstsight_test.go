@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
 // TestExclusiveFirstSightPublishesNothing: an Exclusive list pointed at an
@@ -45,7 +46,7 @@ func TestExclusiveFirstSightPublishesNothing(t *testing.T) {
 		s.ResyncInterval = &metav1.Duration{Duration: time.Hour}
 	})
 	create(t, xl)
-	waitFirstSync(t, xl, DocumentIDOfURL(url+"/internal"), 2)
+	waitFirstSync(t, xl, listconfig.DocumentIDOfURL(url+"/internal"), 2)
 	if got := mustDocItems(t, srv, "/internal", ""); len(got) != 2 {
 		t.Errorf("the first sight removed foreign items: the document holds %v", got)
 	}
@@ -76,12 +77,12 @@ func TestFirstSightIsPerDocument(t *testing.T) {
 		s.ResyncInterval = &metav1.Duration{Duration: time.Hour}
 	})
 	create(t, xl)
-	waitFirstSync(t, xl, DocumentIDOfURL(url+"/mine"), 0)
+	waitFirstSync(t, xl, listconfig.DocumentIDOfURL(url+"/mine"), 0)
 	create(t, newListEntry(ns, "e", "excl", "tenant-1"))
 	waitOnList(t, srv, "/mine", "", "tenant-1", true, waitTimeout)
 
 	setSpec(t, xl, func(s *v1alpha1.ExternalListSpec) { s.URL = url + "/theirs" })
-	waitFirstSync(t, xl, DocumentIDOfURL(url+"/theirs"), 2)
+	waitFirstSync(t, xl, listconfig.DocumentIDOfURL(url+"/theirs"), 2)
 	waitOnList(t, srv, "/theirs", "", "tenant-1", true, waitTimeout)
 	if got := mustDocItems(t, srv, "/theirs", ""); !slices.Contains(got, "alice-admin") || !slices.Contains(got, "svc-token-AbC123XyZ") {
 		t.Errorf("the first sight of the new document removed its items: %v", got)

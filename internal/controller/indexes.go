@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
 // Field names. listRefField, listKindField and idField are both cache
@@ -34,7 +35,7 @@ const (
 	listRefField  = "spec.listRef.name"
 	listKindField = "spec.listRef.kind"
 	idField       = "spec.id"
-	// listField indexes ListEntries by their list (listRef.key: kind,
+	// listField indexes ListEntries by their list (listconfig.Ref.Key: kind,
 	// namespace, name), and listIDField by their list and ID.
 	listField   = "listkeeper.dev/list"
 	listIDField = "listkeeper.dev/list-id"
@@ -42,11 +43,11 @@ const (
 	// (namespace/name: a ClusterExternalList's live in the cluster
 	// resource namespace).
 	secretRefField = "listkeeper.dev/secret"
-	// claimField indexes lists of both kinds by their claim (ClaimKey), to
-	// find the lists that compete for one.
+	// claimField indexes lists of both kinds by their claim
+	// (listconfig.ClaimKey), to find the lists that compete for one.
 	claimField = "listkeeper.dev/claim"
-	// claimIDField indexes lists of both kinds by ClaimID, to find the
-	// holder of the claim an entry's ID was added under.
+	// claimIDField indexes lists of both kinds by listconfig.ClaimID, to
+	// find the holder of the claim an entry's ID was added under.
 	claimIDField = "listkeeper.dev/claim-id"
 	// vanishedField indexes lists of both kinds by the names
 	// (namespace/name) of the entries recorded in their
@@ -55,11 +56,14 @@ const (
 )
 
 // listIDKey is the listIDField value of an entry of ref with ID id. An
-// address or CIDR block is keyed as an IP set spells it (spellCIDR), so
-// that one lookup finds "10.0.0.1" and "10.0.0.1/32" together. The index
+// address or CIDR block is keyed as an IP set spells it
+// (listconfig.SpellCIDR), so that one lookup finds "10.0.0.1" and
+// "10.0.0.1/32" together. The index
 // only gathers candidates: whether two spellings are one item is the
-// list's to say (listConfig.spell); on an HTTP list they are two.
-func listIDKey(ref listRef, id string) string { return ref.key() + "\x00" + spellCIDR(id) }
+// list's to say (listconfig.Config.Spell); on an HTTP list they are two.
+func listIDKey(ref listconfig.Ref, id string) string {
+	return ref.Key() + "\x00" + listconfig.SpellCIDR(id)
+}
 
 // index is one field index of the cache.
 type index struct {
@@ -75,7 +79,7 @@ func entryIndexes() []index {
 		listRefField:  func(e *v1alpha1.ListEntry) string { return e.Spec.ListRef.Name },
 		listKindField: func(e *v1alpha1.ListEntry) string { return string(e.ListKind()) },
 		idField:       func(e *v1alpha1.ListEntry) string { return e.Spec.ID },
-		listField:     func(e *v1alpha1.ListEntry) string { return entryListRef(e).key() },
+		listField:     func(e *v1alpha1.ListEntry) string { return entryListRef(e).Key() },
 		listIDField:   func(e *v1alpha1.ListEntry) string { return listIDKey(entryListRef(e), e.Spec.ID) },
 	} {
 		out = append(out, index{obj: &v1alpha1.ListEntry{}, field: field, extract: func(o client.Object) []string {
@@ -94,7 +98,7 @@ func listIndexes(clusterNamespace string) []index {
 		out = append(out,
 			index{obj: obj, field: secretRefField, extract: func(o client.Object) []string {
 				l := o.(v1alpha1.List)
-				ns := secretNamespace(l, clusterNamespace)
+				ns := listconfig.SecretNamespace(l, clusterNamespace)
 				var keys []string
 				for _, name := range l.ListSpec().SecretNames() {
 					keys = append(keys, ns+"/"+name)
@@ -102,13 +106,13 @@ func listIndexes(clusterNamespace string) []index {
 				return keys
 			}},
 			index{obj: obj, field: claimField, extract: func(o client.Object) []string {
-				if key := ClaimKey(o.(v1alpha1.List)); key != "" {
+				if key := listconfig.ClaimKey(o.(v1alpha1.List)); key != "" {
 					return []string{key}
 				}
 				return nil
 			}},
 			index{obj: obj, field: claimIDField, extract: func(o client.Object) []string {
-				if id := ClaimID(o.(v1alpha1.List)); id != "" {
+				if id := listconfig.ClaimID(o.(v1alpha1.List)); id != "" {
 					return []string{id}
 				}
 				return nil

@@ -17,8 +17,6 @@ limitations under the License.
 package controller
 
 import (
-	"errors"
-	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -103,57 +101,6 @@ func TestCleanupChange(t *testing.T) {
 			}
 			if err := ch.Validate(); err != nil {
 				t.Errorf("invalid change: %v", err)
-			}
-		})
-	}
-}
-
-func TestCheckTransport(t *testing.T) {
-	headers := func(s *v1alpha1.ExternalListSpec) {
-		s.HeadersFrom = &v1alpha1.HeadersSource{SecretRef: v1alpha1.SecretReference{Name: "h"}}
-	}
-	adc := func(s *v1alpha1.ExternalListSpec) { s.Auth = &v1alpha1.StoreAuth{GCP: &v1alpha1.GCPAuth{}} }
-	fromSecret := func(s *v1alpha1.ExternalListSpec) {
-		s.URL = ""
-		s.URLFrom = &v1alpha1.URLSource{SecretKeyRef: v1alpha1.SecretKeySelector{Name: "u", Key: "url"}}
-	}
-	allow := func(s *v1alpha1.ExternalListSpec) { s.AllowInsecureHTTP = true }
-	tests := []struct {
-		name   string
-		url    string
-		mutate []func(*v1alpha1.ExternalListSpec)
-		want   string // a fragment of the message; "" = allowed
-	}{
-		{name: "plain http without secrets", url: "http://lists.example.com/a"},
-		{name: "https with headers", url: "https://lists.example.com/a", mutate: []func(*v1alpha1.ExternalListSpec){headers}},
-		{name: "http with headers", url: "http://lists.example.com/a", mutate: []func(*v1alpha1.ExternalListSpec){headers}, want: "spec.headersFrom"},
-		{name: "HTTP in capitals with headers", url: "HTTP://lists.example.com/a", mutate: []func(*v1alpha1.ExternalListSpec){headers}, want: "spec.headersFrom"},
-		{name: "http with default credentials", url: "http://lists.example.com/a", mutate: []func(*v1alpha1.ExternalListSpec){adc}, want: "spec.auth"},
-		{name: "http URL from a Secret", url: "http://lists.example.com/a?sig=x", mutate: []func(*v1alpha1.ExternalListSpec){fromSecret}, want: "spec.urlFrom"},
-		{name: "https URL from a Secret", url: "https://lists.example.com/a?sig=x", mutate: []func(*v1alpha1.ExternalListSpec){fromSecret}},
-		{name: "all of them", url: "http://lists.example.com/a", mutate: []func(*v1alpha1.ExternalListSpec){fromSecret, headers, adc}, want: "spec.headersFrom) and store credentials (spec.auth) and a URL"},
-		{name: "opted in", url: "http://lists.example.com/a", mutate: []func(*v1alpha1.ExternalListSpec){fromSecret, headers, adc, allow}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			xl := newExternalList("ns", "l", tt.url, tt.mutate...)
-			u, err := url.Parse(tt.url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = checkTransport(&xl.Spec, u)
-			if tt.want == "" {
-				if err != nil {
-					t.Fatalf("want allowed, got %v", err)
-				}
-				return
-			}
-			var cfgErr *configError
-			if !errors.As(err, &cfgErr) || cfgErr.reason != v1alpha1.ReasonInsecureTransport || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("want InsecureTransport naming %q, got %v", tt.want, err)
-			}
-			if strings.Contains(err.Error(), "sig=") || strings.Contains(err.Error(), "lists.example.com") {
-				t.Errorf("the message prints the URL: %v", err)
 			}
 		})
 	}

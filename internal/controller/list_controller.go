@@ -37,6 +37,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
 // ListReconciler checks that a list's document is reachable and
@@ -54,7 +55,7 @@ type ListReconciler struct {
 	// correction and a cleanup against entries the cache may not show yet.
 	APIReader client.Reader
 	// Lists hands out the shared ETag clients.
-	Lists *ListClients
+	Lists *listconfig.ListClients
 	// Recorder emits events.
 	Recorder EventRecorder
 	// Owner decides which lists this replica acts on.
@@ -89,7 +90,7 @@ type ListReconciler struct {
 	// verify holds the lists to re-verify against their entries at their
 	// next reconcile: those of buckets taken over after their previous
 	// owner died (see queueGained).
-	verify sync.Map // listRef -> struct{}
+	verify sync.Map // listconfig.Ref -> struct{}
 }
 
 var _ reconcile.Reconciler = (*ListReconciler)(nil)
@@ -98,8 +99,8 @@ var _ reconcile.Reconciler = (*ListReconciler)(nil)
 type listScope struct {
 	list   v1alpha1.List
 	before v1alpha1.List
-	ref    listRef
-	cfg    *listConfig
+	ref    listconfig.Ref
+	cfg    *listconfig.Config
 	client *etagclient.Client
 	snap   etagclient.Snapshot
 	live   []string // IDs of the live entries of this list that it admits
@@ -123,11 +124,11 @@ func (r *ListReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	l := newList(r.Kind)
 	if err := r.Client.Get(ctx, req.NamespacedName, l); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.Lists.Forget(listRef{Kind: r.kind(), NamespacedName: req.NamespacedName})
+			r.Lists.Forget(listconfig.Ref{Kind: r.kind(), NamespacedName: req.NamespacedName})
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	s := &listScope{list: l, before: l.DeepCopyObject().(v1alpha1.List), ref: refOf(l)}
+	s := &listScope{list: l, before: l.DeepCopyObject().(v1alpha1.List), ref: listconfig.RefOf(l)}
 	bucket := r.Owner.Bucket(listBucketKey(l))
 	release, ok := r.Owner.Acquire(bucket)
 	if !ok {
@@ -141,7 +142,7 @@ func (r *ListReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 		r.verify.Store(s.ref, struct{}{})
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
-	cfg, err := r.Lists.resolve(ctx, l)
+	cfg, err := r.Lists.Resolve(ctx, l)
 	if err == nil {
 		s.cfg = cfg
 		if res, done, err := r.claim(ctx, s); done {
@@ -214,11 +215,11 @@ func (r *ListReconciler) sync(ctx context.Context, s *listScope, err error) (ctr
 // another bucket: a URL from a Secret, first read or changed.
 func (r *ListReconciler) publishDocument(s *listScope) (moved bool) {
 	st := s.list.ListStatus()
-	if st.DocumentID == s.cfg.document && DocumentOf(s.list) != "" {
+	if st.DocumentID == s.cfg.Document() && listconfig.DocumentOf(s.list) != "" {
 		return false
 	}
-	st.DocumentID = s.cfg.document
-	if spec := s.list.ListSpec(); spec.URL != "" || backendDocument(spec) != "" {
+	st.DocumentID = s.cfg.Document()
+	if spec := s.list.ListSpec(); spec.URL != "" || listconfig.BackendDocument(spec) != "" {
 		return false // its bucket is known from the spec
 	}
 	before := listBucketKey(s.before)
@@ -234,7 +235,7 @@ func (r *ListReconciler) publishDocument(s *listScope) (moved bool) {
 
 // earn reads the document of a list that has not earned its place in the
 // claim on it (see hasStanding), with a client of the list's own
-// configuration (ListClients.Probe), and records the claim in
+// configuration (listconfig.ListClients.Probe), and records the claim in
 // status.earnedClaim when the read succeeds: the document was read and is
 // well-formed, or does not exist and the list may create it. The reconcile
 // ends there, and the list acts on its standing in the next. A read that
@@ -245,10 +246,10 @@ func (r *ListReconciler) publishDocument(s *listScope) (moved bool) {
 func (r *ListReconciler) earn(ctx context.Context, s *listScope) (ctrl.Result, bool, error) {
 	snap, err := r.Lists.Probe(ctx, s.cfg)
 	if err == nil {
-		err = missingDocument(s.list, snap, s.cfg.shownURL)
+		err = missingDocument(s.list, snap, s.cfg.ShownURL())
 	}
 	if err != nil {
-		s.list.ListStatus().RedactedURL = s.cfg.shownURL
+		s.list.ListStatus().RedactedURL = s.cfg.ShownURL()
 		res, err := r.sync(ctx, s, err)
 		return res, true, err
 	}
@@ -256,7 +257,7 @@ func (r *ListReconciler) earn(ctx context.Context, s *listScope) (ctrl.Result, b
 	// every queued add (addAllowed) decides who holds the claim from the
 	// same cache, so the list must not write as the holder while the
 	// cache still shows another list holding it.
-	s.list.ListStatus().EarnedClaim = ClaimID(s.list)
+	s.list.ListStatus().EarnedClaim = listconfig.ClaimID(s.list)
 	if err := r.patchStatus(ctx, s); err != nil {
 		res, err := requeueOnConflict(err)
 		return res, true, err
@@ -275,7 +276,7 @@ func (r *ListReconciler) notHolder(ctx context.Context, s *listScope, holder v1a
 	}
 	msg := inUseMessage(holder, s.list.GetNamespace())
 	st := s.list.ListStatus()
-	st.RedactedURL = s.cfg.shownURL
+	st.RedactedURL = s.cfg.ShownURL()
 	st.ETag, st.ItemCount, st.ForeignItemCount = "", 0, 0
 	st.EntryCount = 0
 	if n, err := r.countLive(ctx, s); err == nil {
@@ -298,7 +299,7 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 		return err
 	}
 	s.client = cl
-	s.list.ListStatus().RedactedURL = s.cfg.shownURL
+	s.list.ListStatus().RedactedURL = s.cfg.ShownURL()
 	if s.snap, err = cl.Read(ctx); err != nil {
 		return err
 	}
@@ -307,8 +308,8 @@ func (r *ListReconciler) observe(ctx context.Context, s *listScope) error {
 		return err
 	}
 	admitted := listAdmitter(ctx, r.Client, s.list)
-	s.live = liveIDs(entries, admitted, s.cfg.spell)
-	s.promised = liveIDs(entries, notRecordedElsewhere(ClaimID(s.list), finalized(admitted)), s.cfg.spell)
+	s.live = liveIDs(entries, admitted, s.cfg.Spell())
+	s.promised = liveIDs(entries, notRecordedElsewhere(listconfig.ClaimID(s.list), finalized(admitted)), s.cfg.Spell())
 	live := 0
 	for i := range entries {
 		if isLive(&entries[i]) && admitted(&entries[i]) {
@@ -346,7 +347,7 @@ func (r *ListReconciler) entries(ctx context.Context, c client.Reader, s *listSc
 		}
 		err = c.List(ctx, &list, opts...)
 	} else {
-		err = c.List(ctx, &list, client.MatchingFields{listField: s.ref.key()})
+		err = c.List(ctx, &list, client.MatchingFields{listField: s.ref.Key()})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("list entries: %w", err)
@@ -393,7 +394,7 @@ func (s *listScope) report(snap etagclient.Snapshot, live []string) {
 // items in its events. Foreign IDs are then only counted.
 func (s *listScope) firstSight() bool {
 	before := s.before.ListStatus()
-	return before.LastSyncTime == nil || s.cfg == nil || before.LastSyncDocumentID != s.cfg.document
+	return before.LastSyncTime == nil || s.cfg == nil || before.LastSyncDocumentID != s.cfg.Document()
 }
 
 // resyncDue reports whether drift must be corrected now (see resyncDue),
@@ -453,7 +454,7 @@ func (r *ListReconciler) correctDrift(ctx context.Context, s *listScope) error {
 	now := metav1.NewTime(r.now())
 	st := s.list.ListStatus()
 	st.LastSyncTime = &now
-	st.LastSyncDocumentID = s.cfg.document
+	st.LastSyncDocumentID = s.cfg.Document()
 	st.LastHandledReconcileAt = requestedAt(s.list)
 	return nil
 }
@@ -493,7 +494,7 @@ func (r *ListReconciler) recheck(ctx context.Context, s *listScope, ch etagclien
 	if err != nil {
 		return etagclient.Change{}, nil, fmt.Errorf("re-check entries: %w", err)
 	}
-	held := liveIDs(entries, notRecordedElsewhere(ClaimID(s.list), finalized(listAdmitter(ctx, r.Client, s.list))), s.cfg.spell)
+	held := liveIDs(entries, notRecordedElsewhere(listconfig.ClaimID(s.list), finalized(listAdmitter(ctx, r.Client, s.list))), s.cfg.Spell())
 	repair := etagclient.Change{Add: intersect(ch.Remove, held), Remove: missing(ch.Add, held)}
 	if repair.IsZero() {
 		return repair, held, nil
@@ -601,7 +602,7 @@ func (r *ListReconciler) rivals(ctx context.Context, obj client.Object) []reconc
 	if !ok {
 		return nil
 	}
-	key := ClaimKey(l)
+	key := listconfig.ClaimKey(l)
 	if key == "" {
 		return nil
 	}
@@ -657,7 +658,7 @@ func (r *ListReconciler) queueGained(gained []int) {
 		l := own[i]
 		b := r.Owner.Bucket(listBucketKey(l))
 		if r.Owner.SettleAfter(b).After(now) {
-			r.verify.Store(refOf(l), struct{}{})
+			r.verify.Store(listconfig.RefOf(l), struct{}{})
 		}
 		return b, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(l)}
 	})

@@ -32,6 +32,7 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 	"github.com/listkeeper/listkeeper/internal/metrics"
 )
 
@@ -87,13 +88,13 @@ func (m *ListMetrics) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector. A list whose entries cannot be
 // read is left out of this scrape (and logged); the others are reported.
 func (m *ListMetrics) Collect(ch chan<- prometheus.Metric) {
-	m.collect(ch, map[listRef]bool{})
+	m.collect(ch, map[listconfig.Ref]bool{})
 }
 
 // collect reports the lists (both kinds; a ClusterExternalList with an
 // empty namespace label) this replica owns that are not in seen yet, and
 // adds them to seen.
-func (m *ListMetrics) collect(ch chan<- prometheus.Metric, seen map[listRef]bool) {
+func (m *ListMetrics) collect(ch chan<- prometheus.Metric, seen map[listconfig.Ref]bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), listMetricsTimeout)
 	defer cancel()
 	lists, err := allLists(ctx, m.Reader, client.UnsafeDisableDeepCopy)
@@ -110,12 +111,12 @@ func (m *ListMetrics) collect(ch chan<- prometheus.Metric, seen map[listRef]bool
 		stuckAfter = DefaultStuckTerminatingAfter
 	}
 	for _, l := range lists {
-		ref := refOf(l)
+		ref := listconfig.RefOf(l)
 		if seen[ref] || !m.Owner.Owns(m.Owner.Bucket(listBucketKey(l))) {
 			continue
 		}
 		var entries v1alpha1.ListEntryList
-		if err := m.Reader.List(ctx, &entries, client.MatchingFields{listField: ref.key()}, client.UnsafeDisableDeepCopy); err != nil {
+		if err := m.Reader.List(ctx, &entries, client.MatchingFields{listField: ref.Key()}, client.UnsafeDisableDeepCopy); err != nil {
 			m.Log.Error(err, "per-list metrics: list entries", "list", ref.String(), "namespace", ref.Namespace)
 			continue
 		}
@@ -131,17 +132,17 @@ func (m *ListMetrics) collect(ch chan<- prometheus.Metric, seen map[listRef]bool
 // existed. A series shows only while such entries exist. The replica that
 // reports them is the one that owns them (see fallbackKey).
 func (m *ListMetrics) collectOrphans(ctx context.Context, ch chan<- prometheus.Metric, lists []v1alpha1.List,
-	seen map[listRef]bool, now time.Time, stuckAfter time.Duration) {
-	exists := make(map[listRef]bool, len(lists))
+	seen map[listconfig.Ref]bool, now time.Time, stuckAfter time.Duration) {
+	exists := make(map[listconfig.Ref]bool, len(lists))
 	for _, l := range lists {
-		exists[refOf(l)] = true
+		exists[listconfig.RefOf(l)] = true
 	}
 	var entries v1alpha1.ListEntryList
 	if err := m.Reader.List(ctx, &entries, client.UnsafeDisableDeepCopy); err != nil {
 		m.Log.Error(err, "per-list metrics: list entries")
 		return
 	}
-	stuck := map[listRef]int{}
+	stuck := map[listconfig.Ref]int{}
 	for i := range entries.Items {
 		e := &entries.Items[i]
 		ref := entryListRef(e)
@@ -252,7 +253,7 @@ func (s *listMetricsSet) Collect(ch chan<- prometheus.Metric) {
 		members = append(members, m)
 	}
 	s.mu.Unlock()
-	seen := map[listRef]bool{}
+	seen := map[listconfig.Ref]bool{}
 	for _, m := range members {
 		m.collect(ch, seen)
 	}

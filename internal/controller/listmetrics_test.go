@@ -35,6 +35,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 	"github.com/listkeeper/listkeeper/internal/metrics"
 )
 
@@ -235,7 +236,7 @@ func TestListMetricsOwnerOnly(t *testing.T) {
 		xl := newExternalList(ns, name, sharedListsURL+path)
 		create(t, xl)
 		waitCondition(t, xl, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady, 30*time.Second)
-		buckets[DocumentBucketKey(DocumentIDOfURL(xl.Spec.URL))] = i + 1
+		buckets[listconfig.DocumentBucketKey(listconfig.DocumentIDOfURL(xl.Spec.URL))] = i + 1
 	}
 	owner := bucketOwner{buckets: buckets, owned: 1}
 	reg := prometheus.NewPedanticRegistry()

@@ -27,38 +27,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
-	"github.com/listkeeper/listkeeper/internal/backends"
-	"github.com/listkeeper/listkeeper/internal/metrics"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
-// listRef names a list of either kind: an ExternalList (in a namespace) or
-// a ClusterExternalList (Namespace "").
-type listRef struct {
-	Kind v1alpha1.ListKind
-	types.NamespacedName
-}
-
-// refOf returns the reference of l.
-func refOf(l v1alpha1.List) listRef {
-	return listRef{Kind: l.ListKind(), NamespacedName: types.NamespacedName{Namespace: l.GetNamespace(), Name: l.GetName()}}
-}
-
 // entryListRef returns the reference of the list e keeps its ID on.
-func entryListRef(e *v1alpha1.ListEntry) listRef {
-	return listRef{Kind: e.ListKind(), NamespacedName: e.ListKey()}
-}
-
-// key is the reference as an index value: kind, namespace and name.
-func (r listRef) key() string { return string(r.Kind) + "/" + r.Namespace + "/" + r.Name }
-
-// String names the list for messages: `ExternalList "name"` or
-// `ClusterExternalList "name"` (an entry's ExternalList is in its own
-// namespace).
-func (r listRef) String() string { return fmt.Sprintf("%s %q", r.Kind, r.Name) }
-
-// metric names the list in the per-list metrics.
-func (r listRef) metric() metrics.List {
-	return metrics.List{Namespace: r.Namespace, Name: r.Name, Kind: string(r.Kind)}
+func entryListRef(e *v1alpha1.ListEntry) listconfig.Ref {
+	return listconfig.Ref{Kind: e.ListKind(), NamespacedName: e.ListKey()}
 }
 
 // newList returns an empty object of kind.
@@ -70,7 +44,7 @@ func newList(kind v1alpha1.ListKind) v1alpha1.List {
 }
 
 // getList reads the list ref names through c.
-func getList(ctx context.Context, c client.Reader, ref listRef) (v1alpha1.List, error) {
+func getList(ctx context.Context, c client.Reader, ref listconfig.Ref) (v1alpha1.List, error) {
 	l := newList(ref.Kind)
 	if err := c.Get(ctx, ref.NamespacedName, l); err != nil {
 		return nil, err
@@ -107,61 +81,21 @@ func notCached(err error) bool {
 	return errors.As(err, &nc)
 }
 
-// DocumentOf returns the document a list names, as far as the cache can
-// know it: from spec.url directly, else (urlFrom, whose URL only its Secret
-// knows) from status.documentID, once the list's reconcile has read the
-// Secret and published it for the current generation. "" when unknown.
-func DocumentOf(l v1alpha1.List) string {
-	spec, st := l.ListSpec(), l.ListStatus()
-	if identity, known := backends.Identity(spec); known {
-		if identity == "" {
-			return ""
-		}
-		return DocumentID(identity)
-	}
-	if st.ObservedGeneration != l.GetGeneration() {
-		return ""
-	}
-	return st.DocumentID
-}
-
-// ClaimKey is what one list at a time holds the claim on: a document and
-// what its kind says the claim is on beside it, an items pointer or a role
-// (backends.ClaimKey). "" when the document is not known yet.
-func ClaimKey(l v1alpha1.List) string {
-	doc := DocumentOf(l)
-	if doc == "" {
-		return ""
-	}
-	return backends.ClaimKey(doc, l.ListSpec())
-}
-
-// ClaimID is the published identity of a list's claim (what an entry's
-// status.addedTo.claim records): a hash of ClaimKey, "" when the document
-// is not known yet.
-func ClaimID(l v1alpha1.List) string {
-	key := ClaimKey(l)
-	if key == "" {
-		return ""
-	}
-	return DocumentID(key)
-}
-
 // listBucketKey is what the bucket of a list's work, and of its entries',
-// is hashed from: its document (DocumentBucketKey), so that one replica
+// is hashed from: its document (listconfig.DocumentBucketKey), so that one replica
 // writes each document; while the document is not known, the list itself
 // (fallbackKey).
 func listBucketKey(l v1alpha1.List) string {
-	if doc := DocumentOf(l); doc != "" {
-		return DocumentBucketKey(doc)
+	if doc := listconfig.DocumentOf(l); doc != "" {
+		return listconfig.DocumentBucketKey(doc)
 	}
-	return fallbackKey(refOf(l))
+	return fallbackKey(listconfig.RefOf(l))
 }
 
 // fallbackKey is the bucket key of a list whose document is not known, and
 // of the entries of a list that is not in the cache: the replica that owns
 // it finds out, with a read from the API server, whether the list exists.
-func fallbackKey(ref listRef) string { return "list\x00" + ref.key() }
+func fallbackKey(ref listconfig.Ref) string { return "list\x00" + ref.Key() }
 
 // entryBucketKey is the bucket key of an entry whose list l is as the
 // cache shows it (nil: not there). An entry whose ID is on a document its
@@ -172,18 +106,9 @@ func entryBucketKey(e *v1alpha1.ListEntry, l v1alpha1.List) string {
 		return fallbackKey(entryListRef(e))
 	}
 	if placementMoved(e, l) {
-		return DocumentBucketKey(e.Status.AddedTo.DocumentID)
+		return listconfig.DocumentBucketKey(e.Status.AddedTo.DocumentID)
 	}
 	return listBucketKey(l)
-}
-
-// secretNamespace is where a list's Secrets live: an ExternalList's own
-// namespace, or clusterNamespace for a ClusterExternalList.
-func secretNamespace(l v1alpha1.List, clusterNamespace string) string {
-	if l.ListKind() == v1alpha1.ListKindClusterExternalList {
-		return clusterNamespace
-	}
-	return l.GetNamespace()
 }
 
 // listAdmitter returns whether l admits an entry (see admits), reading

@@ -64,7 +64,7 @@ func TestEntriesOfListFollowTheirReconcilesKey(t *testing.T) {
 	build := func(objs ...client.Object) client.Client {
 		return fake.NewClientBuilder().WithScheme(testScheme).WithObjects(objs...).
 			WithIndex(&v1alpha1.ListEntry{}, listField, func(o client.Object) []string {
-				return []string{entryListRef(o.(*v1alpha1.ListEntry)).key()}
+				return []string{entryListRef(o.(*v1alpha1.ListEntry)).Key()}
 			}).Build()
 	}
 	for _, tt := range []struct {

@@ -19,17 +19,17 @@ package controller
 import (
 	"time"
 
-	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 	"github.com/listkeeper/listkeeper/internal/membership"
 )
 
 // Owner decides which replica acts on what. The work is cut into buckets
-// by document (DocumentBucketKey): a document's entries, its lists' own
-// work and its writes fall in one bucket, and a replica acts on them only
-// while it holds that bucket, for as long as the work it admitted lasts,
-// and only until its right to act ends (ActUntil), which fences its
-// writes. *membership.Member implements Owner; SoleOwner owns everything,
-// for a single replica.
+// by document (listconfig.DocumentBucketKey): a document's entries, its
+// lists' own work and its writes fall in one bucket, and a replica acts on
+// them only while it holds that bucket, for as long as the work it
+// admitted lasts, and only until its right to act ends (ActUntil), which
+// fences its writes. *membership.Member implements Owner; SoleOwner owns
+// everything, for a single replica.
 type Owner interface {
 	// Bucket returns the bucket of key.
 	Bucket(key string) int
@@ -50,6 +50,9 @@ type Owner interface {
 }
 
 var _ Owner = (*membership.Member)(nil)
+
+// Every Owner fences the writes of the list clients.
+var _ listconfig.Owner = Owner(nil)
 
 // SoleOwner is the Owner of a replica that runs alone: it owns every
 // bucket, for good. It is safe for concurrent use.
@@ -78,18 +81,3 @@ func (SoleOwner) SettleAfter(int) time.Time { return time.Time{} }
 
 // OnGained implements Owner.
 func (SoleOwner) OnGained(func([]int)) {}
-
-// bucketFence is the etagclient.Fence of a document's client: this
-// replica's right to act on the document's bucket.
-type bucketFence struct {
-	owner  Owner
-	bucket int
-}
-
-var _ etagclient.Fence = bucketFence{}
-
-// Until implements etagclient.Fence.
-func (f bucketFence) Until() (time.Time, bool) { return f.owner.ActUntil(f.bucket) }
-
-// SettleAfter implements etagclient.Fence.
-func (f bucketFence) SettleAfter() time.Time { return f.owner.SettleAfter(f.bucket) }

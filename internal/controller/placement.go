@@ -29,6 +29,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
 // Placements. An entry whose ID was added records where, in its status
@@ -78,7 +79,7 @@ const holderRecordRequeue = time.Second
 const heldCheckTimeout = 10 * time.Second
 
 // claimHolder returns the list that holds the claim with the given ID
-// (ClaimID), as the cache shows the lists that name it; nil when none does.
+// (listconfig.ClaimID), as the cache shows the lists that name it; nil when none does.
 func claimHolder(ctx context.Context, c client.Reader, claim string) (v1alpha1.List, error) {
 	lists, err := allLists(ctx, c, client.MatchingFields{claimIDField: claim})
 	if err != nil {
@@ -98,7 +99,7 @@ func placementOf(e *v1alpha1.ListEntry) string {
 
 // placeAt records that e's ID is on l's document, under l's claim.
 func placeAt(e *v1alpha1.ListEntry, l v1alpha1.List) {
-	e.Status.AddedTo = &v1alpha1.ListPlacement{DocumentID: DocumentOf(l), Claim: ClaimID(l)}
+	e.Status.AddedTo = &v1alpha1.ListPlacement{DocumentID: listconfig.DocumentOf(l), Claim: listconfig.ClaimID(l)}
 }
 
 // placementMoved reports whether e's ID was added under a claim that its
@@ -106,7 +107,7 @@ func placeAt(e *v1alpha1.ListEntry, l v1alpha1.List) {
 // whose document is not known yet names none, and moves nothing.
 func placementMoved(e *v1alpha1.ListEntry, l v1alpha1.List) bool {
 	claim := placementOf(e)
-	current := ClaimID(l)
+	current := listconfig.ClaimID(l)
 	return claim != "" && current != "" && claim != current
 }
 
@@ -116,7 +117,7 @@ func placementMoved(e *v1alpha1.ListEntry, l v1alpha1.List) bool {
 // idSpellings), and by whatever other spelling the cache knows of (read
 // again from the API server).
 func (r *EntryReconciler) heldFresh(ctx context.Context, holder v1alpha1.List, spell func(string) string, id string, self types.UID) (holding, error) {
-	ref := refOf(holder)
+	ref := listconfig.RefOf(holder)
 	var opts []client.ListOption
 	if ref.Kind == v1alpha1.ListKindExternalList {
 		opts = append(opts, client.InNamespace(ref.Namespace))
@@ -160,18 +161,18 @@ func (r *EntryReconciler) heldFresh(ctx context.Context, holder v1alpha1.List, s
 			found = append(found, *fresh)
 		}
 	}
-	return holds(found, ref, ClaimID(holder), spellID(id, spell), spell, self, listAdmitter(ctx, r.Client, holder)), nil
+	return holds(found, ref, listconfig.ClaimID(holder), spellID(id, spell), spell, self, listAdmitter(ctx, r.Client, holder)), nil
 }
 
 // heldCached reports whether the cache shows an entry other than self
 // that holds id on holder's claim (see heldFresh).
 func (r *EntryReconciler) heldCached(ctx context.Context, holder v1alpha1.List, spell func(string) string, id string, self types.UID) (holding, error) {
-	ref := refOf(holder)
+	ref := listconfig.RefOf(holder)
 	var same v1alpha1.ListEntryList
 	if err := r.Client.List(ctx, &same, client.MatchingFields{listIDField: listIDKey(ref, id)}); err != nil {
 		return heldByNone, fmt.Errorf("list entries with ID %q: %w", id, err)
 	}
-	return holds(same.Items, ref, ClaimID(holder), spellID(id, spell), spell, self, listAdmitter(ctx, r.Client, holder)), nil
+	return holds(same.Items, ref, listconfig.ClaimID(holder), spellID(id, spell), spell, self, listAdmitter(ctx, r.Client, holder)), nil
 }
 
 // holding is what the other entries of a claim's holder do with an ID
@@ -195,7 +196,7 @@ const (
 // its ID under claim (heldRecorded) or nowhere yet (heldUnrecorded). One
 // that recorded it under another claim holds nothing here: its list moved
 // here, and it adds its ID only once it took it off the other claim.
-func holds(entries []v1alpha1.ListEntry, ref listRef, claim, want string, spell func(string) string, self types.UID, admitted func(*v1alpha1.ListEntry) bool) holding {
+func holds(entries []v1alpha1.ListEntry, ref listconfig.Ref, claim, want string, spell func(string) string, self types.UID, admitted func(*v1alpha1.ListEntry) bool) holding {
 	h := heldByNone
 	for i := range entries {
 		e := &entries[i]
@@ -250,7 +251,7 @@ func idSpellings(id string) []string {
 // of them was queued: a mass deletion costs a read per write, not one per
 // ID.
 func (r *EntryReconciler) heldCheck(holder v1alpha1.List, spell func(string) string, id string, self types.UID) func(*etagclient.CheckRound) error {
-	claim := ClaimID(holder)
+	claim := listconfig.ClaimID(holder)
 	return func(round *etagclient.CheckRound) error {
 		ctx, cancel := context.WithTimeout(context.Background(), heldCheckTimeout)
 		defer cancel()
@@ -263,7 +264,7 @@ func (r *EntryReconciler) heldCheck(holder v1alpha1.List, spell func(string) str
 			// and nothing holds the ID.
 			return nil
 		}
-		ref := refOf(now)
+		ref := listconfig.RefOf(now)
 		v, err := round.Share(ref, func() (any, error) { return r.entriesOfHolder(ctx, ref) })
 		if err != nil {
 			return err
@@ -280,7 +281,7 @@ func (r *EntryReconciler) heldCheck(holder v1alpha1.List, spell func(string) str
 
 // entriesOfHolder reads every entry of the list ref from the API server,
 // whatever the spelling of its ID.
-func (r *EntryReconciler) entriesOfHolder(ctx context.Context, ref listRef) ([]v1alpha1.ListEntry, error) {
+func (r *EntryReconciler) entriesOfHolder(ctx context.Context, ref listconfig.Ref) ([]v1alpha1.ListEntry, error) {
 	opts := []client.ListOption{client.MatchingFields{listRefField: ref.Name, listKindField: string(ref.Kind)}}
 	if ref.Kind == v1alpha1.ListKindExternalList {
 		opts = append(opts, client.InNamespace(ref.Namespace))

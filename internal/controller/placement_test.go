@@ -23,10 +23,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
 func TestHolds(t *testing.T) {
-	ref := listRef{Kind: v1alpha1.ListKindExternalList}
+	ref := listconfig.Ref{Kind: v1alpha1.ListKindExternalList}
 	ref.Namespace, ref.Name = "ns", "allow"
 	// Entries of list "allow" in namespace "ns" (see entry); the namespace
 	// "blocked" is one the list does not admit (a ClusterExternalList's
@@ -75,11 +76,11 @@ func TestHolds(t *testing.T) {
 		{name: "an entry of another list does not (claims are per list)", entries: []v1alpha1.ListEntry{otherList}},
 		{name: "the ID must match", entries: []v1alpha1.ListEntry{holder("o", "A"), holder("p", "a ")}},
 		{name: "one holder among many", entries: []v1alpha1.ListEntry{blocked, entry("p", "allow", "a", true), holder("q", "a")}, want: heldRecorded},
-		{name: "another spelling of the address holds on an IP set", id: "10.0.0.1", spell: spellCIDR,
+		{name: "another spelling of the address holds on an IP set", id: "10.0.0.1", spell: listconfig.SpellCIDR,
 			entries: []v1alpha1.ListEntry{holder("o", "10.0.0.1/32")}, want: heldRecorded},
 		{name: "another spelling is another item on an HTTP list", id: "10.0.0.1",
 			entries: []v1alpha1.ListEntry{holder("o", "10.0.0.1/32")}},
-		{name: "another block does not hold on an IP set", id: "10.0.0.0/24", spell: spellCIDR,
+		{name: "another block does not hold on an IP set", id: "10.0.0.0/24", spell: listconfig.SpellCIDR,
 			entries: []v1alpha1.ListEntry{holder("o", "10.0.0.0/16")}},
 		{name: "a holder that recorded its ID nowhere yet is waited for", entries: []v1alpha1.ListEntry{unrecorded("o", "a")}, want: heldUnrecorded},
 		{name: "a holder that recorded its ID under the claim its list named before holds nothing here",

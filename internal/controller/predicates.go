@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
 // reconcileRequested passes updates that change the
@@ -87,7 +88,7 @@ func listChanged() predicate.Predicate {
 			}
 			if oldList.GetGeneration() != newList.GetGeneration() ||
 				(oldList.GetDeletionTimestamp() == nil) != (newList.GetDeletionTimestamp() == nil) ||
-				DocumentOf(oldList) != DocumentOf(newList) || hasStanding(oldList) != hasStanding(newList) ||
+				listconfig.DocumentOf(oldList) != listconfig.DocumentOf(newList) || hasStanding(oldList) != hasStanding(newList) ||
 				!equality.Semantic.DeepEqual(oldList.ListStatus().VanishedEntries, newList.ListStatus().VanishedEntries) {
 				return true
 			}
@@ -128,13 +129,13 @@ func labelsChanged() predicate.Predicate {
 }
 
 // documentPublished passes list updates whose document, as the cache can
-// know it (DocumentOf), changed: a URL from a Secret was read, so the
+// know it (listconfig.DocumentOf), changed: a URL from a Secret was read, so the
 // list's work moves to the replica that owns that document.
 func documentPublished() predicate.Predicate {
 	return onlyUpdates(func(e event.UpdateEvent) bool {
 		o, ok1 := e.ObjectOld.(v1alpha1.List)
 		n, ok2 := e.ObjectNew.(v1alpha1.List)
-		return ok1 && ok2 && DocumentOf(o) != DocumentOf(n)
+		return ok1 && ok2 && listconfig.DocumentOf(o) != listconfig.DocumentOf(n)
 	})
 }
 
@@ -146,7 +147,7 @@ func claimantsChanged() predicate.Predicate {
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			o, ok1 := e.ObjectOld.(v1alpha1.List)
 			n, ok2 := e.ObjectNew.(v1alpha1.List)
-			return ok1 && ok2 && (ClaimKey(o) != ClaimKey(n) || hasStanding(o) != hasStanding(n))
+			return ok1 && ok2 && (listconfig.ClaimKey(o) != listconfig.ClaimKey(n) || hasStanding(o) != hasStanding(n))
 		},
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	}

@@ -34,6 +34,7 @@ import (
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
 // These tests replay, step by step, interleavings that the three-replica
@@ -71,8 +72,8 @@ func TestExclusiveResyncRecheck(t *testing.T) {
 	// The list synced this document before and holds its claim: the
 	// resync may remove foreign IDs.
 	synced := metav1.NewTime(time.Now().Add(-time.Hour))
-	xl.Status = v1alpha1.ExternalListStatus{EarnedClaim: ClaimID(xl), LastSyncTime: &synced,
-		LastSyncDocumentID: DocumentIDOfURL(xl.Spec.URL)}
+	xl.Status = v1alpha1.ExternalListStatus{EarnedClaim: listconfig.ClaimID(xl), LastSyncTime: &synced,
+		LastSyncDocumentID: listconfig.DocumentIDOfURL(xl.Spec.URL)}
 	late := newListEntry("ns", "late", "excl", "late-id")
 	late.UID = "late-uid"
 	// Its add landed, so its finalizer is on.
@@ -108,7 +109,7 @@ func indexedFake(objs ...client.Object) *fake.ClientBuilder {
 }
 
 // newTestListClients wires ListClients as Setup does, on the given readers.
-func newTestListClients(cached, live client.Reader, owner Owner, opts ...etagclient.Option) *ListClients {
-	return &ListClients{Options: opts, Owner: owner,
-		resolver: &resolver{cached: cached, live: live, clusterNamespace: "default"}}
+func newTestListClients(cached, live client.Reader, owner Owner, opts ...etagclient.Option) *listconfig.ListClients {
+	return &listconfig.ListClients{Options: opts, Owner: owner,
+		Resolver: &listconfig.Resolver{Cached: cached, Live: live, ClusterNamespace: "default"}}
 }

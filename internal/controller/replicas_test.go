@@ -28,6 +28,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
 // TestThreeReplicas: three active replicas share one list. 300 entries are
@@ -62,7 +63,7 @@ func TestThreeReplicas(t *testing.T) {
 	// moment is allowed (preconditions keep the list right); this test
 	// measures the settled state, so it waits until one replica alone owns
 	// the document for a whole renew period.
-	bucket := reps[0].member.Bucket(DocumentBucketKey(DocumentIDOfURL(xl.Spec.URL)))
+	bucket := reps[0].member.Bucket(listconfig.DocumentBucketKey(listconfig.DocumentIDOfURL(xl.Spec.URL)))
 	owners := func() int {
 		n := 0
 		for _, r := range reps {
@@ -177,7 +178,7 @@ func TestThreeReplicas(t *testing.T) {
 	}
 	if len(writers) != 1 {
 		t.Errorf("replicas %v wrote the one document; want only its owner", writers)
-	} else if m := reps[writers[0]].member; !m.Owns(m.Bucket(DocumentBucketKey(DocumentIDOfURL(xl.Spec.URL)))) {
+	} else if m := reps[writers[0]].member; !m.Owns(m.Bucket(listconfig.DocumentBucketKey(listconfig.DocumentIDOfURL(xl.Spec.URL)))) {
 		t.Errorf("replica %d wrote the document without owning its bucket", writers[0])
 	}
 	if sum412 != 0 {

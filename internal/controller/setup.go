@@ -35,6 +35,7 @@ import (
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
 	"github.com/listkeeper/listkeeper/internal/finalizerpolicy"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 	"github.com/listkeeper/listkeeper/internal/metrics"
 	"github.com/listkeeper/listkeeper/internal/netfence"
 	"github.com/listkeeper/listkeeper/internal/stores"
@@ -178,7 +179,7 @@ const (
 )
 
 // clientSweepInterval is how often the list clients of documents this
-// replica no longer owns are closed (ListClients.Sweep).
+// replica no longer owns are closed (listconfig.ListClients.Sweep).
 const clientSweepInterval = time.Minute
 
 // DefaultSecretRefresh is the default of Options.SecretRefresh.
@@ -270,14 +271,14 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		metrics.ObserveBudget(budget)
 		clientOptions = append(slices.Clip(clientOptions), etagclient.WithBudget(budget))
 	}
-	lists := &ListClients{
+	lists := &listconfig.ListClients{
 		Options: clientOptions,
 		Audit:   &Audit{Log: o.AuditLog, Lists: mgr.GetClient(), Replica: o.Identity},
 		Owner:   o.Owner,
-		resolver: &resolver{cached: mgr.GetClient(), live: mgr.GetAPIReader(), allowedHosts: allow,
-			clusterNamespace: o.ClusterResourceNamespace, secretsByGet: o.SecretAccess == SecretAccessGet,
-			secretRefresh: o.SecretRefresh, stores: o.StorePolicy,
-			clusterAmbient: o.ClusterAmbientCredentials, namespacedAmbient: o.NamespacedAmbientCredentials},
+		Resolver: &listconfig.Resolver{Cached: mgr.GetClient(), Live: mgr.GetAPIReader(), AllowedHosts: allow,
+			ClusterNamespace: o.ClusterResourceNamespace, SecretsByGet: o.SecretAccess == SecretAccessGet,
+			SecretRefresh: o.SecretRefresh, Stores: o.StorePolicy,
+			ClusterAmbient: o.ClusterAmbientCredentials, NamespacedAmbient: o.NamespacedAmbientCredentials},
 	}
 	// The list clients outlive the controllers' workers: a change in
 	// flight at shutdown still completes (the membership drains it) before

@@ -36,6 +36,7 @@ import (
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/fakeapi"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
 // The transitions of an entry's ID: every way an entry can stop holding
@@ -77,7 +78,7 @@ func TestClaimTakenByClusterListTakesOldIDsOff(t *testing.T) {
 		create(t, e)
 		waitCondition(t, e, v1alpha1.ConditionSynced, metav1.ConditionTrue, v1alpha1.ReasonAdded, waitTimeout)
 	}
-	if got := getEntry(t, e1).Status.AddedTo; got == nil || got.DocumentID != DocumentIDOfURL(xl.Spec.URL) {
+	if got := getEntry(t, e1).Status.AddedTo; got == nil || got.DocumentID != listconfig.DocumentIDOfURL(xl.Spec.URL) {
 		t.Fatalf("status.addedTo of e1 = %+v, want the document of %s", got, xl.Name)
 	}
 
@@ -409,7 +410,7 @@ func TestHolderMovedHereKeepsNothing(t *testing.T) {
 	if got := getEntry(t, onC).Status.AddedTo; got != nil {
 		t.Fatalf("status.addedTo of %s = %+v after it lost the claim, want none", onC.Name, got)
 	}
-	if got := getEntry(t, onA).Status.AddedTo; got == nil || got.DocumentID != DocumentIDOfURL(docA.url+"/a") {
+	if got := getEntry(t, onA).Status.AddedTo; got == nil || got.DocumentID != listconfig.DocumentIDOfURL(docA.url+"/a") {
 		t.Fatalf("status.addedTo of %s = %+v, want document A: the test needs it on its way", onA.Name, got)
 	}
 

@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
 // An entry leaves through its finalizer: the owner takes its ID off the
@@ -191,7 +192,7 @@ func (r *EntryReconciler) handleVanished(ctx context.Context, l v1alpha1.List, v
 		return false, ctrl.Result{}, nil // its owner does it
 	}
 	defer release()
-	if DocumentOf(l) == "" {
+	if listconfig.DocumentOf(l) == "" {
 		return false, ctrl.Result{RequeueAfter: listLagRequeue}, nil
 	}
 	claim := placementOf(gone)
@@ -199,7 +200,7 @@ func (r *EntryReconciler) handleVanished(ctx context.Context, l v1alpha1.List, v
 		if _, _, admitted, err := r.admitted(ctx, s); err != nil {
 			return false, ctrl.Result{}, err
 		} else if admitted {
-			claim = ClaimID(l)
+			claim = listconfig.ClaimID(l)
 		}
 	}
 	if claim != "" && checkID(v.ID) == nil {
@@ -219,12 +220,12 @@ func (r *EntryReconciler) handleVanished(ctx context.Context, l v1alpha1.List, v
 		}
 	}
 	r.flights.forget(types.NamespacedName{Namespace: v.Namespace, Name: v.Name})
-	return true, ctrl.Result{}, r.dropVanished(ctx, refOf(l), v.UID)
+	return true, ctrl.Result{}, r.dropVanished(ctx, listconfig.RefOf(l), v.UID)
 }
 
 // dropVanished removes the record of the vanished entry uid from the
 // list's status.
-func (r *EntryReconciler) dropVanished(ctx context.Context, ref listRef, uid string) error {
+func (r *EntryReconciler) dropVanished(ctx context.Context, ref listconfig.Ref, uid string) error {
 	for {
 		l, err := getList(ctx, r.APIReader, ref)
 		if err != nil {

@@ -24,14 +24,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
-	"github.com/listkeeper/listkeeper/internal/controller"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 	"github.com/listkeeper/listkeeper/internal/membership"
 )
 
 // ListDocumentID returns the document ID of the ExternalList at key (see
-// internal/controller/document.go): its status.documentID once the
+// internal/listconfig/document.go): its status.documentID once the
 // operator has published one, else the ID of its spec.url
-// (controller.DocumentIDOfURL), "" when that is not an http or https URL.
+// (listconfig.DocumentIDOfURL), "" when that is not an http or https URL.
 // It reads the object unstructured, so that it finds status.documentID
 // whether or not the Go types it was built with know the field.
 func ListDocumentID(ctx context.Context, c client.Client, key client.ObjectKey) (string, error) {
@@ -50,11 +50,11 @@ func DocumentIDOf(obj map[string]any) string {
 		return id
 	}
 	url, _, _ := unstructured.NestedString(obj, "spec", "url")
-	return controller.DocumentIDOfURL(url)
+	return listconfig.DocumentIDOfURL(url)
 }
 
 // Bucket is the bucket, of n, that the work of the document with
 // documentID falls in: whoever holds it writes the document.
 func Bucket(documentID string, n int) int {
-	return membership.Bucket(controller.DocumentBucketKey(documentID), n)
+	return membership.Bucket(listconfig.DocumentBucketKey(documentID), n)
 }

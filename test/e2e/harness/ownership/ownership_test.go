@@ -19,14 +19,14 @@ package ownership
 import (
 	"testing"
 
-	"github.com/listkeeper/listkeeper/internal/controller"
+	"github.com/listkeeper/listkeeper/internal/listconfig"
 	"github.com/listkeeper/listkeeper/internal/membership"
 )
 
 func TestDocumentIDOf(t *testing.T) {
 	const url = "http://127.0.0.1:8090/lists/allow?token=x"
-	fromURL := controller.DocumentIDOfURL(url)
-	if fromURL == "" || fromURL != controller.DocumentIDOfURL("HTTP://127.0.0.1:8090/lists/allow") {
+	fromURL := listconfig.DocumentIDOfURL(url)
+	if fromURL == "" || fromURL != listconfig.DocumentIDOfURL("HTTP://127.0.0.1:8090/lists/allow") {
 		t.Fatalf("DocumentIDOfURL(%s) = %q", url, fromURL)
 	}
 	tests := []struct {
@@ -44,7 +44,7 @@ func TestDocumentIDOf(t *testing.T) {
 			t.Errorf("%s: DocumentIDOf = %q, want %q", tt.name, got, tt.want)
 		}
 	}
-	if got, want := Bucket(fromURL, membership.DefaultBuckets), membership.Bucket(controller.DocumentBucketKey(fromURL), membership.DefaultBuckets); got != want {
+	if got, want := Bucket(fromURL, membership.DefaultBuckets), membership.Bucket(listconfig.DocumentBucketKey(fromURL), membership.DefaultBuckets); got != want {
 		t.Errorf("Bucket = %d, want %d", got, want)
 	}
 }

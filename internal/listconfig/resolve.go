@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package listconfig
 
 import (
 	"context"
@@ -22,11 +22,9 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -45,11 +43,11 @@ import (
 	"github.com/listkeeper/listkeeper/internal/stores"
 )
 
-// listConfig is a list's configuration, resolved: where its document is
-// and how to reach it (URL, headers, credentials, TLS), and the document's
-// identity.
-type listConfig struct {
-	stamp    string              // what it was resolved from (see resolver.stamp)
+// Config is a list's configuration, resolved: where its document is and
+// how to reach it (URL, headers, credentials, TLS), and the document's
+// identity. It never shows the raw URL, which may carry a token.
+type Config struct {
+	stamp    string              // what it was resolved from (see Resolver.stamp)
 	rawURL   string              // may carry a token: never printed
 	shownURL string              // what status.redactedURL shows of it
 	opts     []etagclient.Option // the list's own client options
@@ -61,44 +59,59 @@ type listConfig struct {
 	spell func(string) string
 }
 
-// resolver turns lists into listConfigs. It reads Secrets from the API
-// server (the cache holds only their metadata), and only when the list or
-// one of its Secrets changed: a list's configuration is kept with a stamp
-// of what it was resolved from. It is safe for concurrent use.
-type resolver struct {
-	// cached reads Secret metadata, to notice a changed Secret cheaply.
-	cached client.Reader
-	// live reads Secret data.
-	live client.Reader
-	// allowedHosts is the parsed --allowed-hosts; when not empty, a list
+// Document is the DocumentID of the list's document (status.documentID).
+func (c *Config) Document() string { return c.document }
+
+// Claim is what the list's claim is on: its document and what its kind
+// says the claim is on beside it (ClaimKey).
+func (c *Config) Claim() string { return c.claim }
+
+// ShownURL is what status.redactedURL shows of the list's URL.
+func (c *Config) ShownURL() string { return c.shownURL }
+
+// Spell spells an entry's ID as the list keeps it (an IP set keeps CIDR
+// blocks); nil when the list keeps IDs as they are.
+func (c *Config) Spell() func(string) string { return c.spell }
+
+// Resolver turns lists into Configs. It reads Secrets from the API server
+// (the cache holds only their metadata), and only when the list or one of
+// its Secrets changed: a list's configuration is kept with a stamp of what
+// it was resolved from. Its fields are set before first use; it is safe
+// for concurrent use.
+type Resolver struct {
+	// Cached reads Secret metadata, to notice a changed Secret cheaply.
+	Cached client.Reader
+	// Live reads Secret data.
+	Live client.Reader
+	// AllowedHosts is the parsed --allowed-hosts; when not empty, a list
 	// whose URL's host and port match no entry is refused
 	// (HostNotAllowed). Where the host resolves to is the dial fence's.
-	allowedHosts *netfence.Allowlist
-	// clusterNamespace is where the Secrets of ClusterExternalLists live.
-	clusterNamespace string
-	// stores is the store credentials policy of ClusterExternalLists
-	// (clusterAmbient) and ExternalLists (namespacedAmbient); Ambient is
-	// set per list.
-	stores                            stores.Policy
-	clusterAmbient, namespacedAmbient bool
-	// secretsByGet: the operator may only get Secrets, not watch them
-	// (SecretAccessGet): a list's Secrets are read again every
-	// secretRefresh, instead of when the watch says they changed.
-	secretsByGet  bool
-	secretRefresh time.Duration
+	AllowedHosts *netfence.Allowlist
+	// ClusterNamespace is where the Secrets of ClusterExternalLists live.
+	ClusterNamespace string
+	// Stores is the store credentials policy; whether a list may use the
+	// operator's own identity is ClusterAmbient for ClusterExternalLists
+	// and NamespacedAmbient for ExternalLists, set per list.
+	Stores                            stores.Policy
+	ClusterAmbient, NamespacedAmbient bool
+	// SecretsByGet says the operator may only get Secrets, not watch
+	// them: a list's Secrets are read again every SecretRefresh, instead
+	// of when the watch says they changed.
+	SecretsByGet  bool
+	SecretRefresh time.Duration
 
 	mu     sync.Mutex
-	byList map[listRef]*listConfig
+	byList map[Ref]*Config
 }
 
 // resolve returns l's configuration, from what it last resolved when
 // neither l nor its Secrets changed since.
-func (r *resolver) resolve(ctx context.Context, l v1alpha1.List) (*listConfig, error) {
+func (r *Resolver) resolve(ctx context.Context, l v1alpha1.List) (*Config, error) {
 	stamp, err := r.stamp(ctx, l)
 	if err != nil {
 		return nil, err
 	}
-	ref := refOf(l)
+	ref := RefOf(l)
 	r.mu.Lock()
 	cfg, ok := r.byList[ref]
 	r.mu.Unlock()
@@ -112,14 +125,14 @@ func (r *resolver) resolve(ctx context.Context, l v1alpha1.List) (*listConfig, e
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.byList == nil {
-		r.byList = map[listRef]*listConfig{}
+		r.byList = map[Ref]*Config{}
 	}
 	r.byList[ref] = cfg
 	return cfg, nil
 }
 
 // forget drops what was resolved for a list that is gone.
-func (r *resolver) forget(ref listRef) {
+func (r *Resolver) forget(ref Ref) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.byList, ref)
@@ -128,21 +141,21 @@ func (r *resolver) forget(ref listRef) {
 // stamp identifies what a list's configuration is resolved from: the
 // list's UID and generation, and the resourceVersion of every Secret it
 // reads, so a rotated Secret is picked up without a restart.
-func (r *resolver) stamp(ctx context.Context, l v1alpha1.List) (string, error) {
+func (r *Resolver) stamp(ctx context.Context, l v1alpha1.List) (string, error) {
 	st := fmt.Sprintf("%s/%d", l.GetUID(), l.GetGeneration())
-	if r.secretsByGet {
+	if r.SecretsByGet {
 		if len(l.ListSpec().SecretNames()) == 0 {
 			return st, nil
 		}
 		// Without a watch, the Secrets are read again every
-		// secretRefresh.
-		return fmt.Sprintf("%s/t%d", st, time.Now().UnixNano()/int64(r.secretRefresh)), nil
+		// SecretRefresh.
+		return fmt.Sprintf("%s/t%d", st, time.Now().UnixNano()/int64(r.SecretRefresh)), nil
 	}
-	ns := secretNamespace(l, r.clusterNamespace)
+	ns := SecretNamespace(l, r.ClusterNamespace)
 	for _, name := range l.ListSpec().SecretNames() {
 		meta := &metav1.PartialObjectMetadata{}
 		meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
-		if err := r.cached.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, meta); err != nil {
+		if err := r.Cached.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, meta); err != nil {
 			return "", secretError(name, err)
 		}
 		st += "/" + meta.ResourceVersion
@@ -152,11 +165,11 @@ func (r *resolver) stamp(ctx context.Context, l v1alpha1.List) (string, error) {
 
 // build reads what l needs (its URL, Secret headers, store credentials,
 // CA bundle) and checks it: the kind that keeps it (backends.For), the
-// endpoint against allowedHosts and secrets against plain http
+// endpoint against AllowedHosts and secrets against plain http
 // (backends.Check), the items pointer.
-func (r *resolver) build(ctx context.Context, l v1alpha1.List) (*listConfig, error) {
+func (r *Resolver) build(ctx context.Context, l v1alpha1.List) (*Config, error) {
 	spec := l.ListSpec()
-	ns := secretNamespace(l, r.clusterNamespace)
+	ns := SecretNamespace(l, r.ClusterNamespace)
 	list := backend.List{Spec: spec}
 	kind := backends.For(list)
 	if kind.BehindURL() {
@@ -169,16 +182,16 @@ func (r *resolver) build(ctx context.Context, l v1alpha1.List) (*listConfig, err
 		kind = backends.For(list)
 	}
 	loc := kind.Locate(list)
-	if err := backends.Check(kind, list, loc, r.allowedHosts); err != nil {
+	if err := backends.Check(kind, list, loc, r.AllowedHosts); err != nil {
 		return nil, storeError(l, err)
 	}
 	if kind.BehindURL() {
 		if _, err := etagclient.ParsePointer(spec.ItemsPointer); err != nil {
-			return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.itemsPointer: " + err.Error()}
+			return nil, &ConfigError{Reason: v1alpha1.ReasonInvalidSpec, Msg: "spec.itemsPointer: " + err.Error()}
 		}
 	}
 	doc := DocumentID(loc.Document)
-	cfg := &listConfig{rawURL: loc.Client, shownURL: loc.Shown, document: doc, claim: backends.ClaimKey(doc, spec)}
+	cfg := &Config{rawURL: loc.Client, shownURL: loc.Shown, document: doc, claim: backends.ClaimKey(doc, spec)}
 	if n, ok := kind.(etagclient.ItemNormalizer); ok {
 		cfg.spell = n.NormalizeItem
 	}
@@ -212,7 +225,7 @@ func (r *resolver) build(ctx context.Context, l v1alpha1.List) (*listConfig, err
 
 // headers returns the option of the headers of spec.headersFrom's Secret
 // (in namespace), if the list names one, and writes them to h.
-func (r *resolver) headers(ctx context.Context, spec *v1alpha1.ExternalListSpec, namespace string, h io.Writer) ([]etagclient.Option, error) {
+func (r *Resolver) headers(ctx context.Context, spec *v1alpha1.ExternalListSpec, namespace string, h io.Writer) ([]etagclient.Option, error) {
 	name := spec.HeadersSecretName()
 	if name == "" {
 		return nil, nil
@@ -244,7 +257,7 @@ func withCABundle(opts []etagclient.Option, spec *v1alpha1.ExternalListSpec) ([]
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM([]byte(spec.CABundle)) {
-		return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: "spec.caBundle holds no PEM certificate"}
+		return nil, &ConfigError{Reason: v1alpha1.ReasonInvalidSpec, Msg: "spec.caBundle holds no PEM certificate"}
 	}
 	return append(opts, etagclient.WithTLSConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12})), nil
 }
@@ -252,11 +265,11 @@ func withCABundle(opts []etagclient.Option, spec *v1alpha1.ExternalListSpec) ([]
 // policy is the store credentials policy of l: the operator's own
 // identity (ambient credentials) only for the kinds of list the flags
 // allow it for.
-func (r *resolver) policy(l v1alpha1.List) stores.Policy {
-	p := r.stores
-	p.Ambient = r.namespacedAmbient
+func (r *Resolver) policy(l v1alpha1.List) stores.Policy {
+	p := r.Stores
+	p.Ambient = r.NamespacedAmbient
 	if l.ListKind() == v1alpha1.ListKindClusterExternalList {
-		p.Ambient = r.clusterAmbient
+		p.Ambient = r.ClusterAmbient
 	}
 	return p
 }
@@ -272,7 +285,7 @@ func ambientMessage(l v1alpha1.List, err error) string {
 // listURL returns the list's URL: spec.url, or the value of urlFrom's
 // Secret key (in namespace). It is never printed; errors name the Secret
 // and key only.
-func (r *resolver) listURL(ctx context.Context, spec *v1alpha1.ExternalListSpec, namespace string) (string, error) {
+func (r *Resolver) listURL(ctx context.Context, spec *v1alpha1.ExternalListSpec, namespace string) (string, error) {
 	if spec.URLFrom == nil {
 		return spec.URL, nil
 	}
@@ -283,28 +296,14 @@ func (r *resolver) listURL(ctx context.Context, spec *v1alpha1.ExternalListSpec,
 	}
 	v, ok := secret.Data[ref.Key]
 	if !ok {
-		return "", &configError{reason: v1alpha1.ReasonSecretNotFound, msg: fmt.Sprintf("secret %q has no key %q", ref.Name, ref.Key)}
+		return "", &ConfigError{Reason: v1alpha1.ReasonSecretNotFound, Msg: fmt.Sprintf("secret %q has no key %q", ref.Name, ref.Key)}
 	}
 	return strings.TrimSpace(string(v)), nil
 }
 
-// checkTransport refuses a list behind u that would send secrets over
-// plain http (backends.CheckTransport), as the condition it shows.
-func checkTransport(spec *v1alpha1.ExternalListSpec, u *url.URL) error {
-	kind := backends.For(backend.List{Spec: spec, RawURL: u.String(), URL: u})
-	if err := backends.CheckTransport(kind, spec, u); err != nil {
-		var refusal *backend.Refusal
-		if errors.As(err, &refusal) {
-			return &configError{reason: refusal.Reason, msg: refusal.Msg}
-		}
-		return err
-	}
-	return nil
-}
-
 // secretData reads Secrets of namespace from the API server (the cache
 // holds only their metadata).
-func (r *resolver) secretData(namespace string) stores.SecretFunc {
+func (r *Resolver) secretData(namespace string) stores.SecretFunc {
 	return func(ctx context.Context, name string) (map[string][]byte, error) {
 		secret, err := r.secret(ctx, namespace, name)
 		if err != nil {
@@ -315,10 +314,10 @@ func (r *resolver) secretData(namespace string) stores.SecretFunc {
 }
 
 // secret reads a Secret from the API server (the cache holds only Secrets'
-// metadata); a missing one is a SecretNotFound configError.
-func (r *resolver) secret(ctx context.Context, namespace, name string) (*corev1.Secret, error) {
+// metadata); a missing one is a SecretNotFound ConfigError.
+func (r *Resolver) secret(ctx context.Context, namespace, name string) (*corev1.Secret, error) {
 	secret := &corev1.Secret{}
-	if err := r.live.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, secret); err != nil {
+	if err := r.Live.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, secret); err != nil {
 		return nil, secretError(name, err)
 	}
 	return secret, nil
@@ -331,12 +330,12 @@ func headersFrom(s *corev1.Secret) (http.Header, error) {
 	for k, v := range s.Data {
 		val := strings.TrimSpace(string(v))
 		if !validHeaderName(k) || !validHeaderValue(val) {
-			return nil, &configError{reason: v1alpha1.ReasonInvalidSpec,
-				msg: fmt.Sprintf("secret %q key %q is not a valid HTTP header", s.Name, k)}
+			return nil, &ConfigError{Reason: v1alpha1.ReasonInvalidSpec,
+				Msg: fmt.Sprintf("secret %q key %q is not a valid HTTP header", s.Name, k)}
 		}
 		if _, reserved := protocolHeaders[http.CanonicalHeaderKey(k)]; reserved {
-			return nil, &configError{reason: v1alpha1.ReasonInvalidSpec,
-				msg: fmt.Sprintf("secret %q key %q would override a header the list protocol sets itself", s.Name, k)}
+			return nil, &ConfigError{Reason: v1alpha1.ReasonInvalidSpec,
+				Msg: fmt.Sprintf("secret %q key %q would override a header the list protocol sets itself", s.Name, k)}
 		}
 		h.Set(k, val)
 	}
@@ -375,6 +374,11 @@ func validHeaderName(k string) bool {
 	return true
 }
 
-// redactedURL is what status.redactedURL shows of a list's URL
-// (backend.ShownURL).
-func redactedURL(raw string, fromSecret bool) string { return backend.ShownURL(raw, fromSecret) }
+// SecretNamespace is where a list's Secrets live: an ExternalList's own
+// namespace, or clusterNamespace for a ClusterExternalList.
+func SecretNamespace(l v1alpha1.List, clusterNamespace string) string {
+	if l.ListKind() == v1alpha1.ListKindClusterExternalList {
+		return clusterNamespace
+	}
+	return l.GetNamespace()
+}

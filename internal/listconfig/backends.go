@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package listconfig
 
 import (
 	"errors"
@@ -26,10 +26,10 @@ import (
 	"github.com/listkeeper/listkeeper/internal/stores"
 )
 
-// backendDocument returns the DocumentID of a list whose kind is not
+// BackendDocument returns the DocumentID of a list whose kind is not
 // behind a URL (an AWS WAF IP set, an IAM policy's role), or "" for a list
 // behind spec.url or spec.urlFrom.
-func backendDocument(spec *v1alpha1.ExternalListSpec) string {
+func BackendDocument(spec *v1alpha1.ExternalListSpec) string {
 	l := backend.List{Spec: spec}
 	if k := backends.For(l); k == nil || k.BehindURL() {
 		return ""
@@ -44,23 +44,24 @@ func backendDocument(spec *v1alpha1.ExternalListSpec) string {
 // cannot be read) the error as it is.
 func storeError(l v1alpha1.List, err error) error {
 	var (
-		cfgErr  *configError
+		cfgErr  *ConfigError
 		refusal *backend.Refusal
 	)
 	switch {
 	case errors.As(err, &cfgErr):
 		return err
 	case errors.As(err, &refusal):
-		return &configError{reason: refusal.Reason, msg: refusal.Msg}
+		return &ConfigError{Reason: refusal.Reason, Msg: refusal.Msg}
 	case errors.Is(err, stores.ErrAmbientNotAllowed):
-		return &configError{reason: v1alpha1.ReasonAmbientCredentialsNotAllowed, msg: ambientMessage(l, err)}
+		return &ConfigError{Reason: v1alpha1.ReasonAmbientCredentialsNotAllowed, Msg: ambientMessage(l, err)}
 	case errors.Is(err, stores.ErrSpec):
-		return &configError{reason: v1alpha1.ReasonInvalidSpec, msg: err.Error()}
+		return &ConfigError{Reason: v1alpha1.ReasonInvalidSpec, Msg: err.Error()}
 	}
 	return err
 }
 
-// spellCIDR spells an IP address or CIDR block as an IP set keeps it
-// ("10.0.0.1" is "10.0.0.1/32"), and any other ID as it is: the IDs of
-// every list are indexed so (listIDKey), whatever its kind.
-func spellCIDR(id string) string { return wafv2.Kind{}.NormalizeItem(id) }
+// SpellCIDR spells an IP address or CIDR block as an IP set keeps it
+// ("10.0.0.1" is "10.0.0.1/32"), and any other ID as it is. An index that
+// spells every list's IDs so, whatever its kind, finds both spellings of
+// one address with one lookup.
+func SpellCIDR(id string) string { return wafv2.Kind{}.NormalizeItem(id) }

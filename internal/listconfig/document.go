@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package listconfig
 
 import (
 	"crypto/sha256"
@@ -63,4 +63,44 @@ func DocumentIDOfURL(rawURL string) string {
 // the lists' own work, fall in it.
 func DocumentBucketKey(documentID string) string {
 	return "document\x00" + documentID
+}
+
+// DocumentOf returns the document a list names, as far as the cache can
+// know it: from spec.url directly, else (urlFrom, whose URL only its Secret
+// knows) from status.documentID, once the list's reconcile has read the
+// Secret and published it for the current generation. "" when unknown.
+func DocumentOf(l v1alpha1.List) string {
+	spec, st := l.ListSpec(), l.ListStatus()
+	if identity, known := backends.Identity(spec); known {
+		if identity == "" {
+			return ""
+		}
+		return DocumentID(identity)
+	}
+	if st.ObservedGeneration != l.GetGeneration() {
+		return ""
+	}
+	return st.DocumentID
+}
+
+// ClaimKey is what one list at a time holds the claim on: a document and
+// what its kind says the claim is on beside it, an items pointer or a role
+// (backends.ClaimKey). "" when the document is not known yet.
+func ClaimKey(l v1alpha1.List) string {
+	doc := DocumentOf(l)
+	if doc == "" {
+		return ""
+	}
+	return backends.ClaimKey(doc, l.ListSpec())
+}
+
+// ClaimID is the published identity of a list's claim (what an entry's
+// status.addedTo.claim records): a hash of ClaimKey, "" when the document
+// is not known yet.
+func ClaimID(l v1alpha1.List) string {
+	key := ClaimKey(l)
+	if key == "" {
+		return ""
+	}
+	return DocumentID(key)
 }

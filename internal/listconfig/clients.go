@@ -14,14 +14,16 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package listconfig
 
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
 	"github.com/listkeeper/listkeeper/internal/etagclient"
+	"github.com/listkeeper/listkeeper/internal/membership"
 	"github.com/listkeeper/listkeeper/internal/metrics"
 )
 
@@ -32,26 +34,70 @@ import (
 // holder's, is swapped in between two cycles (etagclient.Reconfigure), so a
 // write in flight finishes as it began and no change overtakes another.
 // Every client is fenced by this replica's right to act on the document's
-// bucket. It is safe for concurrent use.
+// bucket. Its fields are set before first use; it is safe for concurrent
+// use.
 type ListClients struct {
 	// Options are passed to every client (observer, timeouts, backoff).
 	Options []etagclient.Option
-	// Audit, when set, logs every committed write of every client.
-	Audit *Audit
+	// Audit, when set, observes every committed write of every client.
+	Audit Auditor
 	// Owner fences every client's writes (see bucketFence).
 	Owner Owner
-
-	resolver *resolver
+	// Resolver resolves the lists' configurations.
+	Resolver *Resolver
 
 	mu      sync.Mutex
 	byClaim map[string]*claimClient
 }
 
+// Owner is what the clients need of this replica's share of the work, which
+// is cut into buckets by document (DocumentBucketKey): a document's writes
+// are fenced by this replica's right to act on its bucket, and a client is
+// kept only while this replica owns it. *membership.Member implements
+// Owner.
+type Owner interface {
+	// Bucket returns the bucket of key.
+	Bucket(key string) int
+	// Owns reports whether this replica still holds the bucket and its
+	// right to act on it has not ended.
+	Owns(bucket int) bool
+	// ActUntil reports until when this replica may act on the bucket (ok
+	// false: not now); renewals move the time forward.
+	ActUntil(bucket int) (until time.Time, ok bool)
+	// SettleAfter returns the time before which a write of the bucket's
+	// previous owner may still land (zero after a graceful handover).
+	SettleAfter(bucket int) time.Time
+}
+
+var _ Owner = (*membership.Member)(nil)
+
+// Auditor observes the committed writes of a claim's client.
+type Auditor interface {
+	// Observer returns the observer of the writes of the client of claim
+	// (Config.Claim).
+	Observer(claim string) etagclient.Observer
+}
+
+// bucketFence is the etagclient.Fence of a document's client: this
+// replica's right to act on the document's bucket.
+type bucketFence struct {
+	owner  Owner
+	bucket int
+}
+
+var _ etagclient.Fence = bucketFence{}
+
+// Until implements etagclient.Fence.
+func (f bucketFence) Until() (time.Time, bool) { return f.owner.ActUntil(f.bucket) }
+
+// SettleAfter implements etagclient.Fence.
+func (f bucketFence) SettleAfter() time.Time { return f.owner.SettleAfter(f.bucket) }
+
 // claimClient is the client of one claim.
 type claimClient struct {
 	client *etagclient.Client
-	hash   string  // the configuration it carries (listConfig.hash)
-	holder listRef // the list whose configuration that is
+	hash   string // the configuration it carries (Config.hash)
+	holder Ref    // the list whose configuration that is
 	// obs counts the client's requests and writes under its holder
 	// (listkeeper_http_requests_total, listkeeper_list_writes_total).
 	obs *metrics.ListObserver
@@ -59,14 +105,15 @@ type claimClient struct {
 	bucket int
 }
 
-// resolve returns l's configuration (see resolver.resolve).
-func (r *ListClients) resolve(ctx context.Context, l v1alpha1.List) (*listConfig, error) {
-	return r.resolver.resolve(ctx, l)
+// Resolve returns l's configuration, from what was last resolved when
+// neither l nor its Secrets changed since.
+func (r *ListClients) Resolve(ctx context.Context, l v1alpha1.List) (*Config, error) {
+	return r.Resolver.resolve(ctx, l)
 }
 
 // Client returns the client of cfg's claim, carrying cfg, which is the
 // configuration of the claim's holder, holder.
-func (r *ListClients) Client(cfg *listConfig, holder listRef) (*etagclient.Client, error) {
+func (r *ListClients) Client(cfg *Config, holder Ref) (*etagclient.Client, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.byClaim == nil {
@@ -78,13 +125,13 @@ func (r *ListClients) Client(cfg *listConfig, holder listRef) (*etagclient.Clien
 		obs := &metrics.ListObserver{}
 		c, err := etagclient.New(cfg.rawURL, append(r.options(cfg), etagclient.WithExtraObserver(obs))...)
 		if err != nil {
-			return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: err.Error()}
+			return nil, &ConfigError{Reason: v1alpha1.ReasonInvalidSpec, Msg: err.Error()}
 		}
 		cc = &claimClient{client: c, hash: cfg.hash, obs: obs, bucket: r.Owner.Bucket(DocumentBucketKey(cfg.document))}
 		r.byClaim[cfg.claim] = cc
 	case cc.hash != cfg.hash:
 		if err := cc.client.Reconfigure(cfg.rawURL, r.options(cfg)...); err != nil {
-			return nil, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: err.Error()}
+			return nil, &ConfigError{Reason: v1alpha1.ReasonInvalidSpec, Msg: err.Error()}
 		}
 		cc.hash = cfg.hash
 	}
@@ -95,17 +142,17 @@ func (r *ListClients) Client(cfg *listConfig, holder listRef) (*etagclient.Clien
 
 // Probe reads the document of cfg with a client of its own, made for this
 // one read and closed after it: cfg's configuration (URL, headers,
-// credentials) is used for nothing else. A list that has not earned its
-// place in a claim (see hasStanding) proves with it that it can read the
-// document; the claim's client carries the holder's configuration, and
-// must neither lend it to another list nor take that list's on.
-func (r *ListClients) Probe(ctx context.Context, cfg *listConfig) (etagclient.Snapshot, error) {
+// credentials) is used for nothing else. A list that has not yet earned
+// its place in a claim proves with it that it can read the document; the
+// claim's client carries the holder's configuration, and must neither lend
+// it to another list nor take that list's on.
+func (r *ListClients) Probe(ctx context.Context, cfg *Config) (etagclient.Snapshot, error) {
 	opts := make([]etagclient.Option, 0, len(r.Options)+len(cfg.opts))
 	opts = append(opts, r.Options...)
 	opts = append(opts, cfg.opts...)
 	c, err := etagclient.New(cfg.rawURL, opts...)
 	if err != nil {
-		return etagclient.Snapshot{}, &configError{reason: v1alpha1.ReasonInvalidSpec, msg: err.Error()}
+		return etagclient.Snapshot{}, &ConfigError{Reason: v1alpha1.ReasonInvalidSpec, Msg: err.Error()}
 	}
 	defer c.Close()
 	return c.Read(ctx)
@@ -113,28 +160,32 @@ func (r *ListClients) Probe(ctx context.Context, cfg *listConfig) (etagclient.Sn
 
 // options are every option of the client of cfg's claim: the shared ones,
 // the list's, its fence and its audit.
-func (r *ListClients) options(cfg *listConfig) []etagclient.Option {
+func (r *ListClients) options(cfg *Config) []etagclient.Option {
 	opts := make([]etagclient.Option, 0, len(r.Options)+len(cfg.opts)+2)
 	opts = append(opts, r.Options...)
 	opts = append(opts, cfg.opts...)
 	bucket := r.Owner.Bucket(DocumentBucketKey(cfg.document))
-	return append(opts, etagclient.WithFence(bucketFence{owner: r.Owner, bucket: bucket}), r.Audit.option(cfg.claim))
+	opts = append(opts, etagclient.WithFence(bucketFence{owner: r.Owner, bucket: bucket}))
+	if r.Audit != nil {
+		opts = append(opts, etagclient.WithExtraObserver(r.Audit.Observer(cfg.claim)))
+	}
+	return opts
 }
 
 // Forget drops what was resolved for a list that is gone, and its
 // per-list counters. The client of a claim it held stays while changes are
 // in flight in it (a list that takes the claim over goes on with it, in
 // order); once idle and held by no list, it is closed.
-func (r *ListClients) Forget(ref listRef) {
-	r.resolver.forget(ref)
+func (r *ListClients) Forget(ref Ref) {
+	r.Resolver.forget(ref)
 	metrics.ForgetList(ref.metric())
 	r.mu.Lock()
 	var idle []*etagclient.Client
 	for claim, cc := range r.byClaim {
 		if cc.holder == ref {
-			cc.holder = listRef{}
+			cc.holder = Ref{}
 		}
-		if cc.holder == (listRef{}) && cc.client.Idle() {
+		if cc.holder == (Ref{}) && cc.client.Idle() {
 			idle = append(idle, cc.client)
 			delete(r.byClaim, claim)
 		}
