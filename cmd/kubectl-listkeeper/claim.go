@@ -25,12 +25,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listkeeper/listkeeper/api/v1alpha1"
-	"github.com/listkeeper/listkeeper/internal/controller"
 	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
 // Claims are decided as the operator decides them, with its own functions
-// (internal/controller/claims.go, lists.go): of all the lists that name
+// (internal/listconfig: ClaimHolder, ClaimKey): of all the lists that name
 // one document and items pointer, exactly one holds the claim, a
 // ClusterExternalList before any ExternalList, then the oldest.
 
@@ -40,7 +39,7 @@ type claimView struct {
 	Known bool `json:"known"`
 	// Held is true when the list holds the claim.
 	Held bool `json:"held"`
-	// Holder names the list that holds it instead (see controller.HolderName).
+	// Holder names the list that holds it instead (see listconfig.HolderName).
 	Holder string `json:"holder,omitempty"`
 	// Note qualifies the answer: what could not be read, or where the
 	// operator's status disagrees.
@@ -66,9 +65,9 @@ func decideClaim(l v1alpha1.List, seen visibleLists) claimView {
 			candidates = append(candidates, o)
 		}
 	}
-	holder := controller.ClaimHolder(candidates)
+	holder := listconfig.ClaimHolder(candidates)
 	if holder.GetUID() != l.GetUID() {
-		return claimView{Known: true, Holder: controller.HolderName(holder, l.GetNamespace())}
+		return claimView{Known: true, Holder: listconfig.HolderName(holder, l.GetNamespace())}
 	}
 	ready := meta.FindStatusCondition(l.ListStatus().Conditions, v1alpha1.ConditionReady)
 	if ready == nil || ready.Reason != v1alpha1.ReasonDocumentInUse {

@@ -47,7 +47,7 @@ func cxl(name, uid, url string, age int) *v1alpha1.ClusterExternalList {
 
 var inUse = cond(v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonDocumentInUse, "claimed", t0)
 
-// TestDecideClaim pins the claim order of internal/controller/claims.go
+// TestDecideClaim pins the claim order of listconfig.ClaimHolder
 // (a ClusterExternalList first, then the oldest, then the lower UID) and
 // how the holder is named to the list's readers.
 func TestDecideClaim(t *testing.T) {

@@ -92,13 +92,13 @@ func (o *auditObserver) lists() []string {
 	if err != nil || len(lists) == 0 {
 		return names
 	}
-	holder := ClaimHolder(lists)
+	holder := listconfig.ClaimHolder(lists)
 	names = append(names, auditName(holder))
 	var rest []string
 	for _, l := range lists {
 		// A list that has not read the document takes no part in its
 		// claim, and is not named beside the writes.
-		if l.GetUID() != holder.GetUID() && hasStanding(l) {
+		if l.GetUID() != holder.GetUID() && listconfig.HasStanding(l) {
 			rest = append(rest, auditName(l))
 		}
 	}

@@ -18,8 +18,6 @@ package controller
 
 import (
 	"context"
-	"fmt"
-	"slices"
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,63 +26,9 @@ import (
 	"github.com/listkeeper/listkeeper/internal/listconfig"
 )
 
-// Claims. Of all the lists (ExternalLists and ClusterExternalLists) that
-// name one document and items pointer (listconfig.ClaimKey), exactly one holds the
-// claim, and only the holder writes the document; only its entries count
-// as holders of their IDs, and every other list is Ready=False with reason
-// DocumentInUse. A claim is earned: a list takes part in it only once it
-// has read the document with its own credentials (status.earnedClaim, see
-// hasStanding), so a list that cannot read the document, a squatter with
-// no credentials or a list whose Secret is wrong, never keeps one that can
-// from writing it. Among the lists that have earned it, a
-// ClusterExternalList comes before any ExternalList, then the oldest
-// (creation time, then UID). While none has earned it, that order holds
-// among all of them: the first of them tries to read, and any other list
-// that reads the document successfully takes the claim. When the holder
-// goes, or loses its standing, the next in that order takes the claim.
-
-// hasStanding reports whether l has earned a place in the claim on the
-// document it names now: its last read of that document, with its own
-// credentials, succeeded.
-func hasStanding(l v1alpha1.List) bool {
-	earned := l.ListStatus().EarnedClaim
-	return earned != "" && earned == listconfig.ClaimID(l)
-}
-
-// claimsBefore reports whether a comes before b in the claim order.
-func claimsBefore(a, b v1alpha1.List) bool {
-	ak, bk := a.ListKind() == v1alpha1.ListKindClusterExternalList, b.ListKind() == v1alpha1.ListKindClusterExternalList
-	if ak != bk {
-		return ak
-	}
-	at, bt := a.GetCreationTimestamp(), b.GetCreationTimestamp()
-	if !at.Equal(&bt) {
-		return at.Before(&bt)
-	}
-	return a.GetUID() < b.GetUID()
-}
-
-// ClaimHolder returns, of the lists that name one claim, the one that
-// holds it: the first in the claim order of those that have earned it
-// (hasStanding), or of all of them while none has; nil when there are
-// none.
-func ClaimHolder(lists []v1alpha1.List) v1alpha1.List {
-	if len(lists) == 0 {
-		return nil
-	}
-	if earned := slices.DeleteFunc(slices.Clone(lists), func(l v1alpha1.List) bool { return !hasStanding(l) }); len(earned) > 0 {
-		lists = earned
-	}
-	return slices.MinFunc(lists, func(a, b v1alpha1.List) int {
-		switch {
-		case claimsBefore(a, b):
-			return -1
-		case claimsBefore(b, a):
-			return 1
-		}
-		return 0
-	})
-}
+// The order of a claim and who holds it are listconfig's (ClaimHolder);
+// what the controllers add is the cache's view of the lists that name a
+// claim.
 
 // holderOf returns the holder of l's claim as the cache shows the lists
 // that name it, counting l itself as it is given (its claim key may be
@@ -105,37 +49,17 @@ func holderOf(ctx context.Context, c client.Reader, l v1alpha1.List) (v1alpha1.L
 			candidates = append(candidates, o)
 		}
 	}
-	return ClaimHolder(candidates), nil
+	return listconfig.ClaimHolder(candidates), nil
 }
 
 // inUseMessage is the message of DocumentInUse for a list that does not
 // hold the claim that holder holds, as a user of namespace sees it (see
-// HolderName).
+// listconfig.HolderName).
 func inUseMessage(holder v1alpha1.List, namespace string) string {
 	return strings.Join([]string{
-		"the document and items pointer this list names are claimed by " + HolderName(holder, namespace),
+		"the document and items pointer this list names are claimed by " + listconfig.HolderName(holder, namespace),
 		"only the claim's holder writes the document; delete one of the lists, or point this one at another document " +
 			"(two spellings of one document count as one: another URL style, endpoint, port or items pointer " +
 			"that reaches the same object, set or array is the same document)",
 	}, ": ")
-}
-
-// HolderName names the holder of a claim as a user of namespace may see it
-// ("" for a cluster administrator, who sees every list): by name only when
-// it is in the same namespace, never where it is otherwise, nor where the
-// document is.
-func HolderName(holder v1alpha1.List, namespace string) string {
-	switch {
-	case namespace == "":
-		who := listconfig.RefOf(holder).String()
-		if ns := holder.GetNamespace(); ns != "" {
-			who += " in namespace " + ns
-		}
-		return who
-	case holder.ListKind() == v1alpha1.ListKindClusterExternalList:
-		return "a ClusterExternalList"
-	case holder.GetNamespace() == namespace:
-		return fmt.Sprintf("ExternalList %q", holder.GetName())
-	}
-	return "another list"
 }

@@ -347,7 +347,7 @@ func (r *EntryReconciler) admitted(ctx context.Context, s *entryScope) (reason, 
 		return "", "", false, err
 	}
 	if holder.GetUID() != s.list.GetUID() {
-		if !hasStanding(s.list) {
+		if !listconfig.HasStanding(s.list) {
 			// The list cannot read its document: that is all its
 			// entries learn, not that another list holds it.
 			reason := v1alpha1.ReasonListUnreachable

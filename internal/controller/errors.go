@@ -61,7 +61,7 @@ func reasonFor(err error) string {
 // losesStanding reports whether a list whose reconcile failed for reason
 // has shown it cannot read its document (with its credentials, its
 // configuration, or at its items pointer), and so loses its place in the
-// claim on it (see hasStanding): a failure that needs a change from the
+// claim on it (see listconfig.HasStanding): a failure that needs a change from the
 // user (needsUser), but not one of a write (Rejected) nor one the claim
 // itself decides (DocumentInUse, NamespaceNotAllowed). A failure that may
 // pass by itself (ListUnreachable, MemoryBudgetExceeded,

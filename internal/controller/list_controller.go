@@ -165,7 +165,7 @@ func (r *ListReconciler) claim(ctx context.Context, s *listScope) (res ctrl.Resu
 		res, err := requeueOnConflict(r.patchStatus(ctx, s))
 		return res, true, err
 	}
-	if !hasStanding(s.list) && s.list.GetDeletionTimestamp() == nil {
+	if !listconfig.HasStanding(s.list) && s.list.GetDeletionTimestamp() == nil {
 		if res, done, err := r.earn(ctx, s); done {
 			return res, true, err
 		}
@@ -234,7 +234,7 @@ func (r *ListReconciler) publishDocument(s *listScope) (moved bool) {
 }
 
 // earn reads the document of a list that has not earned its place in the
-// claim on it (see hasStanding), with a client of the list's own
+// claim on it (see listconfig.HasStanding), with a client of the list's own
 // configuration (listconfig.ListClients.Probe), and records the claim in
 // status.earnedClaim when the read succeeds: the document was read and is
 // well-formed, or does not exist and the list may create it. The reconcile

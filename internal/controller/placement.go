@@ -85,7 +85,7 @@ func claimHolder(ctx context.Context, c client.Reader, claim string) (v1alpha1.L
 	if err != nil {
 		return nil, err
 	}
-	return ClaimHolder(lists), nil
+	return listconfig.ClaimHolder(lists), nil
 }
 
 // placementOf returns the claim an entry's ID was added under, "" when it

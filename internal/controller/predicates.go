@@ -88,7 +88,7 @@ func listChanged() predicate.Predicate {
 			}
 			if oldList.GetGeneration() != newList.GetGeneration() ||
 				(oldList.GetDeletionTimestamp() == nil) != (newList.GetDeletionTimestamp() == nil) ||
-				listconfig.DocumentOf(oldList) != listconfig.DocumentOf(newList) || hasStanding(oldList) != hasStanding(newList) ||
+				listconfig.DocumentOf(oldList) != listconfig.DocumentOf(newList) || listconfig.HasStanding(oldList) != listconfig.HasStanding(newList) ||
 				!equality.Semantic.DeepEqual(oldList.ListStatus().VanishedEntries, newList.ListStatus().VanishedEntries) {
 				return true
 			}
@@ -141,13 +141,13 @@ func documentPublished() predicate.Predicate {
 
 // claimantsChanged passes the list events that can change who holds a
 // claim: creates, deletes, and updates that change the list's claim or
-// its standing in it (see hasStanding).
+// its standing in it (see listconfig.HasStanding).
 func claimantsChanged() predicate.Predicate {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			o, ok1 := e.ObjectOld.(v1alpha1.List)
 			n, ok2 := e.ObjectNew.(v1alpha1.List)
-			return ok1 && ok2 && (listconfig.ClaimKey(o) != listconfig.ClaimKey(n) || hasStanding(o) != hasStanding(n))
+			return ok1 && ok2 && (listconfig.ClaimKey(o) != listconfig.ClaimKey(n) || listconfig.HasStanding(o) != listconfig.HasStanding(n))
 		},
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	}

@@ -17,8 +17,9 @@ limitations under the License.
 // Package listconfig resolves a list's configuration: where its document
 // is and how to reach it (URL, headers, credentials, TLS), read from the
 // list and its Secrets and checked against the operator's flags (Resolver,
-// Config), and the document's identity and the claim on it (DocumentID,
-// DocumentOf, ClaimKey). It keeps the pool of combining ETag clients, one
+// Config), the document's identity and the claim on it (DocumentID,
+// DocumentOf, ClaimKey), and which of the lists that name one claim holds
+// it (ClaimHolder). It keeps the pool of combining ETag clients, one
 // per claim per process, each fenced by this replica's right to act on the
 // document's bucket (ListClients).
 //
