@@ -7,7 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-unformatted=$(git ls-files --cached --others --exclude-standard '*.go' | while read -r f; do [ -f "$f" ] && echo "$f"; done | xargs -r gofmt -l)
+# The Go files of the work tree, tracked or new, that still exist.
+gofiles=$(git ls-files --cached --others --exclude-standard '*.go' | while read -r f; do [ -f "$f" ] && echo "$f"; done)
+unformatted=$(echo "$gofiles" | xargs -r gofmt -l)
 if [ -n "$unformatted" ]; then
   echo "gofmt would change these files (run 'make fmt'):" >&2
   echo "$unformatted" >&2
@@ -15,7 +17,7 @@ if [ -n "$unformatted" ]; then
 fi
 
 # Every Go file carries the licence header of hack/boilerplate.go.txt.
-unlicensed=$(git ls-files --cached --others --exclude-standard '*.go' | while read -r f; do [ -f "$f" ] && echo "$f"; done | xargs -r grep -L 'Licensed under the Apache License, Version 2.0' || true)
+unlicensed=$(echo "$gofiles" | xargs -r grep -L 'Licensed under the Apache License, Version 2.0' || true)
 if [ -n "$unlicensed" ]; then
   echo "these Go files lack the licence header of hack/boilerplate.go.txt:" >&2
   echo "$unlicensed" >&2

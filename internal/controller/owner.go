@@ -31,28 +31,17 @@ import (
 // fences its writes. *membership.Member implements Owner; SoleOwner owns
 // everything, for a single replica.
 type Owner interface {
-	// Bucket returns the bucket of key.
-	Bucket(key string) int
+	// Bucket, Owns, ActUntil and SettleAfter are what the list clients'
+	// fences need (listconfig.Owner).
+	listconfig.Owner
 	// Acquire admits work on a bucket, or reports that another replica
 	// owns it. release must be called once when the work is done.
 	Acquire(bucket int) (release func(), ok bool)
-	// Owns reports whether this replica still holds the bucket and its
-	// right to act on it has not ended.
-	Owns(bucket int) bool
-	// ActUntil reports until when this replica may act on the bucket (ok
-	// false: not now); renewals move the time forward.
-	ActUntil(bucket int) (until time.Time, ok bool)
-	// SettleAfter returns the time before which a write of the bucket's
-	// previous owner may still land (zero after a graceful handover).
-	SettleAfter(bucket int) time.Time
 	// OnGained registers a callback for buckets this replica has taken.
 	OnGained(f func(gained []int))
 }
 
 var _ Owner = (*membership.Member)(nil)
-
-// Every Owner fences the writes of the list clients.
-var _ listconfig.Owner = Owner(nil)
 
 // SoleOwner is the Owner of a replica that runs alone: it owns every
 // bucket, for good. It is safe for concurrent use.

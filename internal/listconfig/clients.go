@@ -123,14 +123,15 @@ func (r *ListClients) Client(cfg *Config, holder Ref) (*etagclient.Client, error
 	switch {
 	case !ok:
 		obs := &metrics.ListObserver{}
-		c, err := etagclient.New(cfg.rawURL, append(r.options(cfg), etagclient.WithExtraObserver(obs))...)
+		bucket := r.Owner.Bucket(DocumentBucketKey(cfg.document))
+		c, err := etagclient.New(cfg.rawURL, append(r.options(cfg, bucket), etagclient.WithExtraObserver(obs))...)
 		if err != nil {
 			return nil, &ConfigError{Reason: v1alpha1.ReasonInvalidSpec, Msg: err.Error()}
 		}
-		cc = &claimClient{client: c, hash: cfg.hash, obs: obs, bucket: r.Owner.Bucket(DocumentBucketKey(cfg.document))}
+		cc = &claimClient{client: c, hash: cfg.hash, obs: obs, bucket: bucket}
 		r.byClaim[cfg.claim] = cc
 	case cc.hash != cfg.hash:
-		if err := cc.client.Reconfigure(cfg.rawURL, r.options(cfg)...); err != nil {
+		if err := cc.client.Reconfigure(cfg.rawURL, r.options(cfg, cc.bucket)...); err != nil {
 			return nil, &ConfigError{Reason: v1alpha1.ReasonInvalidSpec, Msg: err.Error()}
 		}
 		cc.hash = cfg.hash
@@ -147,10 +148,7 @@ func (r *ListClients) Client(cfg *Config, holder Ref) (*etagclient.Client, error
 // claim's client carries the holder's configuration, and must neither lend
 // it to another list nor take that list's on.
 func (r *ListClients) Probe(ctx context.Context, cfg *Config) (etagclient.Snapshot, error) {
-	opts := make([]etagclient.Option, 0, len(r.Options)+len(cfg.opts))
-	opts = append(opts, r.Options...)
-	opts = append(opts, cfg.opts...)
-	c, err := etagclient.New(cfg.rawURL, opts...)
+	c, err := etagclient.New(cfg.rawURL, r.listOptions(cfg, 0)...)
 	if err != nil {
 		return etagclient.Snapshot{}, &ConfigError{Reason: v1alpha1.ReasonInvalidSpec, Msg: err.Error()}
 	}
@@ -158,14 +156,18 @@ func (r *ListClients) Probe(ctx context.Context, cfg *Config) (etagclient.Snapsh
 	return c.Read(ctx)
 }
 
-// options are every option of the client of cfg's claim: the shared ones,
-// the list's, its fence and its audit.
-func (r *ListClients) options(cfg *Config) []etagclient.Option {
-	opts := make([]etagclient.Option, 0, len(r.Options)+len(cfg.opts)+2)
+// listOptions are the options every client of cfg starts from: the shared
+// ones and the list's own, with room for extra more.
+func (r *ListClients) listOptions(cfg *Config, extra int) []etagclient.Option {
+	opts := make([]etagclient.Option, 0, len(r.Options)+len(cfg.opts)+extra)
 	opts = append(opts, r.Options...)
-	opts = append(opts, cfg.opts...)
-	bucket := r.Owner.Bucket(DocumentBucketKey(cfg.document))
-	opts = append(opts, etagclient.WithFence(bucketFence{owner: r.Owner, bucket: bucket}))
+	return append(opts, cfg.opts...)
+}
+
+// options are every option of the client of cfg's claim, whose document
+// is in bucket: the shared ones, the list's, its fence and its audit.
+func (r *ListClients) options(cfg *Config, bucket int) []etagclient.Option {
+	opts := append(r.listOptions(cfg, 2), etagclient.WithFence(bucketFence{owner: r.Owner, bucket: bucket}))
 	if r.Audit != nil {
 		opts = append(opts, etagclient.WithExtraObserver(r.Audit.Observer(cfg.claim)))
 	}
